@@ -1,0 +1,21 @@
+//! The rules of chess: board representation, move generation, FEN, Zobrist keys, perft.
+//! Nothing here knows about search, evaluation or text protocols.
+
+pub mod attacks;
+pub mod bitboard;
+pub mod fen;
+mod magics;
+pub mod movegen;
+pub mod moves;
+pub mod perft;
+mod polyglot_random;
+pub mod position;
+pub mod types;
+pub mod zobrist;
+
+pub use bitboard::Bitboard;
+pub use fen::{FenError, START_FEN};
+pub use movegen::GenType;
+pub use moves::{Move, MoveKind, MoveList};
+pub use position::{CastleSide, Position};
+pub use types::{Color, Piece, PieceType, Square};
