@@ -1,1 +1,3 @@
 pub mod chess;
+pub mod search;
+pub mod eval;
