@@ -1,3 +1,5 @@
 pub mod chess;
-pub mod search;
+pub mod engine;
 pub mod eval;
+pub mod search;
+pub mod uci;

@@ -1,11 +1,15 @@
-use brudno::chess::{perft, Position};
+//! `brudno` with no arguments speaks UCI on stdin/stdout. With arguments, they are run as
+//! one command line (`brudno bench`, `brudno perft 5`, `brudno "go depth 10"`) and it exits.
+
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let depth: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5);
-    let fen = args.get(3..).map(|v| v.join(" ")).filter(|s| !s.is_empty());
-    let pos = fen.map(|f| Position::from_fen(&f).unwrap()).unwrap_or_else(Position::startpos);
-    let t = std::time::Instant::now();
-    let mut total = 0;
-    for (m, n) in perft::divide(&pos, depth) { println!("{}: {}", pos.move_to_uci(m, false), n); total += n; }
-    println!("\nNodes searched: {total} ({:?})", t.elapsed());
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .target(env_logger::Target::Stderr)
+        .init();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let uci = brudno::uci::Uci::new();
+    if args.is_empty() {
+        uci.run_stdin();
+    } else {
+        uci.run_lines(&brudno::uci::argv_to_lines(&args));
+    }
 }

@@ -125,7 +125,8 @@ struct Magic {
 impl Magic {
     #[inline(always)]
     fn index(&self, occupied: Bitboard) -> usize {
-        self.offset as usize + ((occupied.0 & self.mask).wrapping_mul(self.magic) >> self.shift) as usize
+        self.offset as usize
+            + ((occupied.0 & self.mask).wrapping_mul(self.magic) >> self.shift) as usize
     }
 }
 
@@ -346,7 +347,10 @@ mod tests {
     #[test]
     fn between_and_line() {
         let sq = |s| Square::parse(s).unwrap();
-        assert_eq!(between(sq("a1"), sq("d4")), Bitboard::EMPTY.with(sq("b2")).with(sq("c3")));
+        assert_eq!(
+            between(sq("a1"), sq("d4")),
+            Bitboard::EMPTY.with(sq("b2")).with(sq("c3"))
+        );
         assert_eq!(between(sq("a1"), sq("b3")), Bitboard::EMPTY);
         assert_eq!(line(sq("b2"), sq("c3")).count(), 8);
         assert!(line(sq("b2"), sq("c3")).contains(sq("h8")));
@@ -360,7 +364,10 @@ mod tests {
         assert_eq!(knight(sq("a1")).count(), 2);
         assert_eq!(knight(sq("d4")).count(), 8);
         assert_eq!(king(sq("h8")).count(), 3);
-        assert_eq!(pawn(Color::White, sq("a2")), Bitboard::from_square(sq("b3")));
+        assert_eq!(
+            pawn(Color::White, sq("a2")),
+            Bitboard::from_square(sq("b3"))
+        );
         assert_eq!(pawn(Color::Black, sq("e5")).count(), 2);
     }
 
@@ -369,7 +376,10 @@ mod tests {
     fn print_magics() {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         for bishop in [false, true] {
-            println!("pub const {}_MAGICS: [u64; 64] = [", if bishop { "BISHOP" } else { "ROOK" });
+            println!(
+                "pub const {}_MAGICS: [u64; 64] = [",
+                if bishop { "BISHOP" } else { "ROOK" }
+            );
             for sq in Square::all() {
                 println!("    {:#018x},", find_magic(sq, bishop, &mut seed));
             }

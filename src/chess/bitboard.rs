@@ -174,7 +174,10 @@ mod tests {
         assert!(h4.east().is_empty());
         let a4 = Bitboard::from_square(Square::parse("a4").unwrap());
         assert!(a4.west().is_empty());
-        assert_eq!(a4.east(), Bitboard::from_square(Square::parse("b4").unwrap()));
+        assert_eq!(
+            a4.east(),
+            Bitboard::from_square(Square::parse("b4").unwrap())
+        );
     }
 
     #[test]

@@ -63,7 +63,10 @@ impl fmt::Display for FenError {
             }
             FenError::BadEnPassant(s) => write!(f, "bad en passant square '{s}'"),
             FenError::EnPassantWithoutPawn { ep, pawn } => {
-                write!(f, "en passant square {ep} but no pawn that just moved two squares on {pawn}")
+                write!(
+                    f,
+                    "en passant square {ep} but no pawn that just moved two squares on {pawn}"
+                )
             }
             FenError::BadClock(s) => write!(f, "bad move counter '{s}'"),
             FenError::OpponentInCheck => write!(f, "side not to move is in check"),
@@ -205,7 +208,10 @@ fn parse_board(pos: &mut Position, board: &str) -> Result<(), FenError> {
     for c in Color::ALL {
         let kings = pos.colored(c, PieceType::King).count();
         if kings != 1 {
-            return Err(FenError::KingCount { color: c, count: kings });
+            return Err(FenError::KingCount {
+                color: c,
+                count: kings,
+            });
         }
     }
     let back_ranks = Bitboard::RANK_1 | Bitboard::RANK_8;
@@ -264,7 +270,8 @@ fn parse_castling(pos: &mut Position, field: &str) -> Result<(), FenError> {
                     CastleSide::Queen
                 };
                 outermost_rook(pos, color, side).ok_or_else(|| {
-                    let corner = Square::from_coords(if side == CastleSide::King { 7 } else { 0 }, back);
+                    let corner =
+                        Square::from_coords(if side == CastleSide::King { 7 } else { 0 }, back);
                     let detail = if ksq.rank() != back {
                         format!("the {} king is not on its back rank", color_name(color))
                     } else {

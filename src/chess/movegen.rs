@@ -165,7 +165,13 @@ impl Position {
         // pinned along a rank cannot move. `line(ksq, from)` expresses all three, so pinned
         // pawns are generated one by one and the rest with whole-board shifts.
         let free = pawns & !pinned;
-        let fwd = |b: Bitboard| if us == Color::White { b.north() } else { b.south() };
+        let fwd = |b: Bitboard| {
+            if us == Color::White {
+                b.north()
+            } else {
+                b.south()
+            }
+        };
 
         // Pushes.
         let single = fwd(free) & empty;
@@ -248,14 +254,21 @@ impl Position {
         }
         // Non-slider checkers: only the captured pawn itself can be one that this removes.
         let other_checkers = self.checkers
-            & !(self.kind(PieceType::Bishop) | self.kind(PieceType::Rook) | self.kind(PieceType::Queen));
+            & !(self.kind(PieceType::Bishop)
+                | self.kind(PieceType::Rook)
+                | self.kind(PieceType::Queen));
         (other_checkers & !Bitboard::from_square(captured)).is_empty()
     }
 }
 
 #[inline(always)]
 fn push_promotions(list: &mut MoveList, from: Square, to: Square) {
-    for p in [PieceType::Queen, PieceType::Knight, PieceType::Rook, PieceType::Bishop] {
+    for p in [
+        PieceType::Queen,
+        PieceType::Knight,
+        PieceType::Rook,
+        PieceType::Bishop,
+    ] {
         list.push(Move::promotion(from, to, p));
     }
 }

@@ -201,13 +201,21 @@ mod tests {
     fn fields_pack_and_unpack() {
         let e7 = Square::parse("e7").unwrap();
         let f8 = Square::parse("f8").unwrap();
-        for p in [PieceType::Knight, PieceType::Bishop, PieceType::Rook, PieceType::Queen] {
+        for p in [
+            PieceType::Knight,
+            PieceType::Bishop,
+            PieceType::Rook,
+            PieceType::Queen,
+        ] {
             let m = Move::promotion(e7, f8, p);
             assert_eq!((m.from(), m.to(), m.kind()), (e7, f8, MoveKind::Promotion));
             assert_eq!(m.promotion_piece(), Some(p));
         }
         let c = Move::castling(Square::E1, Square::H1);
-        assert_eq!((c.from(), c.to(), c.kind()), (Square::E1, Square::H1, MoveKind::Castling));
+        assert_eq!(
+            (c.from(), c.to(), c.kind()),
+            (Square::E1, Square::H1, MoveKind::Castling)
+        );
         assert_eq!(c.promotion_piece(), None);
         assert!(!c.is_null());
     }

@@ -80,7 +80,12 @@ impl Position {
     #[inline(always)]
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
         let p = self.board[sq.index()];
-        (p != NO_PIECE).then(|| Piece::new(Color::ALL[(p / 6) as usize], PieceType::from_index((p % 6) as usize)))
+        (p != NO_PIECE).then(|| {
+            Piece::new(
+                Color::ALL[(p / 6) as usize],
+                PieceType::from_index((p % 6) as usize),
+            )
+        })
     }
 
     #[inline(always)]
@@ -153,8 +158,11 @@ impl Position {
     #[inline(always)]
     pub fn is_attacked_by(&self, by: Color, sq: Square, occupied: Bitboard) -> bool {
         let them = self.by_color[by.index()];
-        let diag = (self.by_kind[PieceType::Bishop.index()] | self.by_kind[PieceType::Queen.index()]) & them;
-        let ortho = (self.by_kind[PieceType::Rook.index()] | self.by_kind[PieceType::Queen.index()]) & them;
+        let diag = (self.by_kind[PieceType::Bishop.index()]
+            | self.by_kind[PieceType::Queen.index()])
+            & them;
+        let ortho =
+            (self.by_kind[PieceType::Rook.index()] | self.by_kind[PieceType::Queen.index()]) & them;
         (attacks::knight(sq) & self.by_kind[PieceType::Knight.index()] & them).any()
             || (attacks::pawn(by.flip(), sq) & self.by_kind[PieceType::Pawn.index()] & them).any()
             || (attacks::king(sq) & self.by_kind[PieceType::King.index()] & them).any()
@@ -170,7 +178,8 @@ impl Position {
         let snipers = ((attacks::rook(ksq, Bitboard::EMPTY)
             & (self.by_kind[PieceType::Rook.index()] | self.by_kind[PieceType::Queen.index()]))
             | (attacks::bishop(ksq, Bitboard::EMPTY)
-                & (self.by_kind[PieceType::Bishop.index()] | self.by_kind[PieceType::Queen.index()])))
+                & (self.by_kind[PieceType::Bishop.index()]
+                    | self.by_kind[PieceType::Queen.index()])))
             & them;
         let occ = self.occupied();
         let mut pinned = Bitboard::EMPTY;
@@ -248,7 +257,10 @@ impl Position {
         let us = self.side;
         let them = us.flip();
         let (from, to) = (m.from(), m.to());
-        let piece = Piece::new(us, PieceType::from_index((self.board[from.index()] % 6) as usize));
+        let piece = Piece::new(
+            us,
+            PieceType::from_index((self.board[from.index()] % 6) as usize),
+        );
         debug_assert_eq!(self.piece_at(from), Some(piece));
 
         self.key ^= zobrist::castling(self.castling);

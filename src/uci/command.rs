@@ -1,0 +1,441 @@
+//! GUI→engine commands as a type. Lines are parsed by `vampirc-uci` where it is faithful, and
+//! by a small tokenizer of our own where it is not: vampirc-uci rejects 4-field FENs,
+//! Shredder/X-FEN castling and the null move `0000`, keeps only one time control per `go`
+//! (so `go ponder wtime …` would lose the clocks), and panics on numbers that overflow its
+//! `u8` fields (`go depth 300`). Our own extensions (`d`, `eval`, `perft`, `bench`, `help`)
+//! are ours to parse.
+
+use std::panic::{self, AssertUnwindSafe};
+use vampirc_uci::{UciMessage, UciSearchControl, UciTimeControl};
+
+/// Parameters of `go` as text-level values; moves are resolved against the position later.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GoParams {
+    pub wtime: Option<i64>,
+    pub btime: Option<i64>,
+    pub winc: Option<i64>,
+    pub binc: Option<i64>,
+    pub movestogo: Option<u32>,
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    pub mate: Option<u32>,
+    pub movetime: Option<i64>,
+    pub infinite: bool,
+    pub ponder: bool,
+    pub searchmoves: Vec<String>,
+    /// `go perft N` (a Stockfish extension).
+    pub perft: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum PositionBase {
+    StartPos,
+    Fen(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    Uci,
+    Debug(bool),
+    IsReady,
+    SetOption {
+        name: String,
+        value: Option<String>,
+    },
+    Register,
+    UciNewGame,
+    Position {
+        base: PositionBase,
+        moves: Vec<String>,
+    },
+    Go(GoParams),
+    Stop,
+    PonderHit,
+    Quit,
+    // Extensions.
+    Display,
+    Eval,
+    Perft(u32),
+    Bench(Option<u32>),
+    Help,
+    /// Blank line: ignored.
+    Empty,
+    /// A line we could not make sense of, with the reason.
+    Invalid {
+        line: String,
+        reason: String,
+    },
+}
+
+/// Parses one input line (without its line ending; a trailing `\r` is tolerated).
+pub fn parse(line: &str) -> Command {
+    let line = line.trim();
+    let mut words = line.split_ascii_whitespace();
+    let Some(first) = words.next() else {
+        return Command::Empty;
+    };
+    let keyword = first.to_ascii_lowercase();
+    match keyword.as_str() {
+        "d" => return Command::Display,
+        "eval" => return Command::Eval,
+        "help" => return Command::Help,
+        "perft" => {
+            return match words.next().map(str::parse::<u32>) {
+                Some(Ok(n)) => Command::Perft(n),
+                _ => invalid(line, "perft needs a depth: perft N"),
+            }
+        }
+        "bench" => {
+            return match words.next().map(str::parse::<u32>) {
+                None => Command::Bench(None),
+                Some(Ok(n)) if n > 0 => Command::Bench(Some(n)),
+                _ => invalid(line, "bench takes an optional positive depth: bench [N]"),
+            }
+        }
+        _ => {}
+    }
+    if let Some(cmd) = parse_with_vampirc(line) {
+        return cmd;
+    }
+    parse_fallback(line, &keyword)
+}
+
+fn invalid(line: &str, reason: &str) -> Command {
+    Command::Invalid {
+        line: line.to_string(),
+        reason: reason.to_string(),
+    }
+}
+
+/// The vampirc-uci reading of a line, if it parsed and models everything the line says.
+fn parse_with_vampirc(line: &str) -> Option<Command> {
+    // vampirc-uci unwraps its number conversions; a panic there means "not parsable".
+    let previous_hook = panic::take_hook();
+    panic::set_hook(Box::new(|_| {}));
+    let parsed = panic::catch_unwind(AssertUnwindSafe(|| vampirc_uci::parse_one(line)));
+    panic::set_hook(previous_hook);
+    let msg = parsed.ok()?;
+    Some(match msg {
+        UciMessage::Uci => Command::Uci,
+        UciMessage::Debug(on) => Command::Debug(on),
+        UciMessage::IsReady => Command::IsReady,
+        UciMessage::SetOption { name, value } => Command::SetOption {
+            name: name.trim().to_string(),
+            value: value.map(|v| v.trim().to_string()),
+        },
+        UciMessage::Register { .. } => Command::Register,
+        UciMessage::UciNewGame => Command::UciNewGame,
+        UciMessage::Stop => Command::Stop,
+        UciMessage::PonderHit => Command::PonderHit,
+        UciMessage::Quit => Command::Quit,
+        UciMessage::Position {
+            startpos,
+            fen,
+            moves,
+        } if moves.len() == count_moves(line) => Command::Position {
+            base: match (startpos, fen) {
+                (_, Some(fen)) => PositionBase::Fen(fen.0.trim().to_string()),
+                (true, None) => PositionBase::StartPos,
+                (false, None) => return None,
+            },
+            moves: moves.iter().map(|m| m.to_string()).collect(),
+        },
+        UciMessage::Go {
+            time_control,
+            search_control,
+        } => {
+            if mixes_time_controls(line) {
+                return None;
+            }
+            go_from_vampirc(time_control, search_control)
+        }
+        _ => return None,
+    })
+}
+
+/// The number of words after `moves` (vampirc-uci silently stops at a word it can't read).
+fn count_moves(line: &str) -> usize {
+    let words: Vec<&str> = line.split_ascii_whitespace().collect();
+    words
+        .iter()
+        .position(|w| w.eq_ignore_ascii_case("moves"))
+        .map_or(0, |i| words.len() - i - 1)
+}
+
+/// vampirc-uci keeps one of ponder / infinite / movetime / clocks per `go`.
+fn mixes_time_controls(line: &str) -> bool {
+    let mut groups = [false; 4];
+    for w in line.split_ascii_whitespace() {
+        match w.to_ascii_lowercase().as_str() {
+            "ponder" => groups[0] = true,
+            "infinite" => groups[1] = true,
+            "movetime" => groups[2] = true,
+            "wtime" | "btime" | "winc" | "binc" | "movestogo" => groups[3] = true,
+            "perft" => return true,
+            _ => {}
+        }
+    }
+    groups.iter().filter(|&&g| g).count() > 1
+}
+
+fn go_from_vampirc(time: Option<UciTimeControl>, search: Option<UciSearchControl>) -> Command {
+    let mut go = GoParams::default();
+    let ms = |d: Option<vampirc_uci::Duration>| d.map(|d| d.num_milliseconds());
+    match time {
+        Some(UciTimeControl::Ponder) => go.ponder = true,
+        Some(UciTimeControl::Infinite) => go.infinite = true,
+        Some(UciTimeControl::MoveTime(d)) => go.movetime = Some(d.num_milliseconds()),
+        Some(UciTimeControl::TimeLeft {
+            white_time,
+            black_time,
+            white_increment,
+            black_increment,
+            moves_to_go,
+        }) => {
+            go.wtime = ms(white_time);
+            go.btime = ms(black_time);
+            go.winc = ms(white_increment);
+            go.binc = ms(black_increment);
+            go.movestogo = moves_to_go.map(u32::from);
+        }
+        None => {}
+    }
+    if let Some(s) = search {
+        go.depth = s.depth.map(u32::from);
+        go.mate = s.mate.map(u32::from);
+        go.nodes = s.nodes;
+        go.searchmoves = s.search_moves.iter().map(|m| m.to_string()).collect();
+    }
+    Command::Go(go)
+}
+
+/// Our own reading of the lines vampirc-uci cannot represent.
+fn parse_fallback(line: &str, keyword: &str) -> Command {
+    let rest: Vec<&str> = line.split_ascii_whitespace().skip(1).collect();
+    match keyword {
+        "uci" if rest.is_empty() => Command::Uci,
+        "isready" if rest.is_empty() => Command::IsReady,
+        "ucinewgame" if rest.is_empty() => Command::UciNewGame,
+        "stop" if rest.is_empty() => Command::Stop,
+        "ponderhit" if rest.is_empty() => Command::PonderHit,
+        "quit" if rest.is_empty() => Command::Quit,
+        "register" => Command::Register,
+        "debug" => match rest.first().map(|s| s.to_ascii_lowercase()).as_deref() {
+            Some("on") | None => Command::Debug(true),
+            Some("off") => Command::Debug(false),
+            _ => invalid(line, "debug takes 'on' or 'off'"),
+        },
+        "setoption" => parse_setoption(line, &rest),
+        "position" => parse_position(line, &rest),
+        "go" => parse_go(line, &rest),
+        _ => invalid(line, "unknown command (try 'help')"),
+    }
+}
+
+fn parse_setoption(line: &str, rest: &[&str]) -> Command {
+    if rest.first().map(|s| s.eq_ignore_ascii_case("name")) != Some(true) {
+        return invalid(line, "expected: setoption name <name> [value <value>]");
+    }
+    let value_at = rest.iter().position(|w| w.eq_ignore_ascii_case("value"));
+    let name_words = &rest[1..value_at.unwrap_or(rest.len())];
+    if name_words.is_empty() {
+        return invalid(line, "setoption without an option name");
+    }
+    let value = value_at.map(|i| rest[i + 1..].join(" "));
+    Command::SetOption {
+        name: name_words.join(" "),
+        value,
+    }
+}
+
+fn parse_position(line: &str, rest: &[&str]) -> Command {
+    let moves_at = rest.iter().position(|w| w.eq_ignore_ascii_case("moves"));
+    let head = &rest[..moves_at.unwrap_or(rest.len())];
+    let moves = moves_at.map_or(Vec::new(), |i| {
+        rest[i + 1..].iter().map(|s| s.to_string()).collect()
+    });
+    let base = match head.first().map(|s| s.to_ascii_lowercase()).as_deref() {
+        Some("startpos") if head.len() == 1 => PositionBase::StartPos,
+        Some("fen") if head.len() > 1 => PositionBase::Fen(head[1..].join(" ")),
+        _ => {
+            return invalid(
+                line,
+                "expected: position startpos|fen <fen> [moves <move>...]",
+            )
+        }
+    };
+    Command::Position { base, moves }
+}
+
+fn parse_go(line: &str, rest: &[&str]) -> Command {
+    let mut go = GoParams::default();
+    let mut i = 0;
+    fn number<T: std::str::FromStr>(rest: &[&str], i: usize, what: &str) -> Result<T, String> {
+        rest.get(i + 1)
+            .ok_or_else(|| format!("go {what} needs a value"))?
+            .parse::<T>()
+            .map_err(|_| format!("go {what}: '{}' is not a valid number", rest[i + 1]))
+    }
+    while i < rest.len() {
+        let word = rest[i].to_ascii_lowercase();
+        let parsed: Result<usize, String> = (|| {
+            match word.as_str() {
+                "infinite" => go.infinite = true,
+                "ponder" => go.ponder = true,
+                "wtime" => go.wtime = Some(number(rest, i, "wtime")?),
+                "btime" => go.btime = Some(number(rest, i, "btime")?),
+                "winc" => go.winc = Some(number(rest, i, "winc")?),
+                "binc" => go.binc = Some(number(rest, i, "binc")?),
+                "movestogo" => go.movestogo = Some(number(rest, i, "movestogo")?),
+                "depth" => go.depth = Some(number(rest, i, "depth")?),
+                "nodes" => go.nodes = Some(number(rest, i, "nodes")?),
+                "mate" => go.mate = Some(number(rest, i, "mate")?),
+                "movetime" => go.movetime = Some(number(rest, i, "movetime")?),
+                "perft" => go.perft = Some(number(rest, i, "perft")?),
+                "searchmoves" => {
+                    // Moves run until the next keyword.
+                    let mut j = i + 1;
+                    while j < rest.len() && !is_go_keyword(rest[j]) {
+                        go.searchmoves.push(rest[j].to_string());
+                        j += 1;
+                    }
+                    return Ok(j);
+                }
+                _ => return Err(format!("go: unknown parameter '{}'", rest[i])),
+            }
+            Ok(match word.as_str() {
+                "infinite" | "ponder" => i + 1,
+                _ => i + 2,
+            })
+        })();
+        match parsed {
+            Ok(next) => i = next,
+            Err(reason) => return invalid(line, &reason),
+        }
+    }
+    Command::Go(go)
+}
+
+fn is_go_keyword(w: &str) -> bool {
+    matches!(
+        w.to_ascii_lowercase().as_str(),
+        "infinite"
+            | "ponder"
+            | "wtime"
+            | "btime"
+            | "winc"
+            | "binc"
+            | "movestogo"
+            | "depth"
+            | "nodes"
+            | "mate"
+            | "movetime"
+            | "perft"
+            | "searchmoves"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn go(line: &str) -> GoParams {
+        match parse(line) {
+            Command::Go(g) => g,
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn simple_commands() {
+        assert_eq!(parse("uci"), Command::Uci);
+        assert_eq!(parse("isready\r"), Command::IsReady);
+        assert_eq!(parse("  quit  "), Command::Quit);
+        assert_eq!(parse(""), Command::Empty);
+        assert_eq!(parse("d"), Command::Display);
+        assert_eq!(parse("perft 3"), Command::Perft(3));
+        assert_eq!(parse("bench"), Command::Bench(None));
+        assert_eq!(parse("bench 7"), Command::Bench(Some(7)));
+        assert!(matches!(parse("bench x"), Command::Invalid { .. }));
+        assert!(matches!(parse("xyzzy"), Command::Invalid { .. }));
+    }
+
+    #[test]
+    fn setoption_names_and_values_with_spaces() {
+        assert_eq!(
+            parse("setoption name Clear Hash"),
+            Command::SetOption {
+                name: "Clear Hash".into(),
+                value: None
+            }
+        );
+        assert_eq!(
+            parse("setoption name Move Overhead value 30"),
+            Command::SetOption {
+                name: "Move Overhead".into(),
+                value: Some("30".into())
+            }
+        );
+        assert_eq!(
+            parse("setoption name BookFile value /tmp/my book.bin"),
+            Command::SetOption {
+                name: "BookFile".into(),
+                value: Some("/tmp/my book.bin".into())
+            }
+        );
+    }
+
+    #[test]
+    fn positions_vampirc_rejects_are_still_read() {
+        assert_eq!(
+            parse("position fen 4k3/8/8/8/8/8/8/4K2R w K - moves e1g1"),
+            Command::Position {
+                base: PositionBase::Fen("4k3/8/8/8/8/8/8/4K2R w K -".into()),
+                moves: vec!["e1g1".into()]
+            }
+        );
+        assert_eq!(
+            parse("position fen bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"),
+            Command::Position {
+                base: PositionBase::Fen(
+                    "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9".into()
+                ),
+                moves: vec![]
+            }
+        );
+        assert_eq!(
+            parse("position startpos moves e2e4 0000"),
+            Command::Position {
+                base: PositionBase::StartPos,
+                moves: vec!["e2e4".into(), "0000".into()]
+            }
+        );
+    }
+
+    #[test]
+    fn go_in_all_combinations() {
+        let g = go("go wtime 1000 btime -50 winc 10 binc 10 movestogo 20");
+        assert_eq!(
+            (g.wtime, g.btime, g.winc, g.movestogo),
+            (Some(1000), Some(-50), Some(10), Some(20))
+        );
+        let g = go("go ponder wtime 1000 btime 2000");
+        assert!(g.ponder);
+        assert_eq!((g.wtime, g.btime), (Some(1000), Some(2000)));
+        let g = go("go depth 300");
+        assert_eq!(g.depth, Some(300));
+        let g = go("go infinite searchmoves e2e4 d2d4 depth 3");
+        assert!(g.infinite);
+        assert_eq!(g.searchmoves, vec!["e2e4", "d2d4"]);
+        assert_eq!(g.depth, Some(3));
+        let g = go("go searchmoves 0000");
+        assert_eq!(g.searchmoves, vec!["0000"]);
+        assert_eq!(go("go perft 4").perft, Some(4));
+        assert_eq!(go("go movetime 100").movetime, Some(100));
+        assert_eq!(go("go mate 3").mate, Some(3));
+        assert_eq!(go("go nodes 5000").nodes, Some(5000));
+        assert_eq!(go("go"), GoParams::default());
+        assert!(matches!(parse("go depth x"), Command::Invalid { .. }));
+        assert!(matches!(parse("go wtime"), Command::Invalid { .. }));
+    }
+}

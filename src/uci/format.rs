@@ -1,0 +1,201 @@
+//! Engine→GUI text: `info` lines from search events, `bestmove`, and the `d` board.
+
+use crate::chess::{Color, Move, Position, Square};
+use crate::search::{Bound, LineInfo, Score, SearchEvent, SearchResult};
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Style {
+    pub chess960: bool,
+    pub show_wdl: bool,
+}
+
+/// `currmove` lines are only worth sending once a search has run this long.
+pub const CURRMOVE_AFTER_MS: u64 = 1000;
+
+/// The info line for a search event (`None` when nothing should be sent).
+pub fn event(root: &Position, event: &SearchEvent, style: Style) -> Option<String> {
+    match event {
+        SearchEvent::Line(info) => Some(line(root, info, style)),
+        SearchEvent::CurrMove {
+            depth,
+            mv,
+            number,
+            time_ms,
+        } => (*time_ms >= CURRMOVE_AFTER_MS).then(|| {
+            format!(
+                "info depth {depth} currmove {} currmovenumber {number}",
+                root.move_to_uci(*mv, style.chess960)
+            )
+        }),
+        SearchEvent::Message(text) => Some(format!("info string {text}")),
+    }
+}
+
+fn line(root: &Position, info: &LineInfo, style: Style) -> String {
+    let mut s = format!(
+        "info depth {} seldepth {} multipv {} score {}",
+        info.depth,
+        info.seldepth.max(info.depth),
+        info.multipv,
+        score(info.score)
+    );
+    match info.bound {
+        Bound::Lower => s.push_str(" lowerbound"),
+        Bound::Upper => s.push_str(" upperbound"),
+        Bound::Exact => {}
+    }
+    if style.show_wdl {
+        let (w, d, l) = wdl(info.score);
+        s.push_str(&format!(" wdl {w} {d} {l}"));
+    }
+    let nps = info.nodes * 1000 / info.time_ms.max(1);
+    s.push_str(&format!(
+        " nodes {} nps {nps} hashfull {} tbhits 0 time {}",
+        info.nodes, info.hashfull, info.time_ms
+    ));
+    let pv = pv_text(root, &info.pv, style.chess960);
+    if !pv.is_empty() {
+        s.push_str(" pv ");
+        s.push_str(&pv);
+    }
+    s
+}
+
+pub fn score(score: Score) -> String {
+    match score {
+        Score::Cp(cp) => format!("cp {cp}"),
+        Score::Mate(n) => format!("mate {n}"),
+    }
+}
+
+/// A rough win/draw/loss model (per mille) from the score: a logistic curve for each side.
+pub fn wdl(score: Score) -> (u32, u32, u32) {
+    match score {
+        Score::Mate(n) if n > 0 => (1000, 0, 0),
+        Score::Mate(_) => (0, 0, 1000),
+        Score::Cp(cp) => {
+            let p = |x: f64| 1.0 / (1.0 + (-(x - 150.0) / 60.0).exp());
+            let w = (p(cp as f64) * 1000.0).round() as u32;
+            let l = (p(-cp as f64) * 1000.0).round() as u32;
+            let l = l.min(1000 - w);
+            (w, 1000 - w - l, l)
+        }
+    }
+}
+
+/// The moves of a PV as UCI text, stopping at the first one that is not legal (which the
+/// search should never send, but the GUI must never see).
+pub fn pv_text(root: &Position, pv: &[Move], chess960: bool) -> String {
+    let mut pos = *root;
+    let mut words = Vec::with_capacity(pv.len());
+    for &m in pv {
+        if !pos.legal_moves().contains(m) {
+            log::error!("illegal move {m:?} in PV from {}", root.to_fen());
+            break;
+        }
+        words.push(pos.move_to_uci(m, chess960));
+        pos.play(m);
+    }
+    words.join(" ")
+}
+
+/// `bestmove …`, `bestmove … ponder …`, or `bestmove (none)` when there is no legal move.
+pub fn bestmove(root: &Position, result: &SearchResult, style: Style) -> String {
+    let legal = root.legal_moves();
+    let best = result
+        .best
+        .filter(|m| legal.contains(*m))
+        .or_else(|| legal.first().copied());
+    let Some(best) = best else {
+        return "bestmove (none)".to_string();
+    };
+    let mut s = format!("bestmove {}", root.move_to_uci(best, style.chess960));
+    let after = root.after(best);
+    if let Some(p) = result.ponder.filter(|p| after.legal_moves().contains(*p)) {
+        s.push_str(&format!(" ponder {}", after.move_to_uci(p, style.chess960)));
+    }
+    s
+}
+
+/// The `d` command: the board, FEN, key and checkers (in Stockfish's layout).
+pub fn board(pos: &Position, chess960: bool) -> Vec<String> {
+    let sep = " +---+---+---+---+---+---+---+---+".to_string();
+    let mut lines = vec![String::new(), sep.clone()];
+    for rank in (0..8).rev() {
+        let mut row = String::from(" |");
+        for file in 0..8 {
+            let c = pos
+                .piece_at(Square::from_coords(file, rank))
+                .map_or(' ', |p| p.letter());
+            row.push_str(&format!(" {c} |"));
+        }
+        row.push_str(&format!(" {}", rank + 1));
+        lines.push(row);
+        lines.push(sep.clone());
+    }
+    lines.push("   a   b   c   d   e   f   g   h".to_string());
+    lines.push(String::new());
+    lines.push(format!("Fen: {}", pos.to_fen()));
+    lines.push(format!("Key: {:016X}", pos.key()));
+    let checkers: Vec<String> = pos.checkers().map(|s| s.to_string()).collect();
+    lines.push(format!("Checkers: {}", checkers.join(" ")));
+    lines.push(format!(
+        "Side to move: {}{}",
+        if pos.side_to_move() == Color::White {
+            "white"
+        } else {
+            "black"
+        },
+        if chess960 { " (Chess960)" } else { "" }
+    ));
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wdl_sums_to_a_thousand_and_is_monotonic() {
+        let mut last_w = 0;
+        for cp in (-1000..=1000).step_by(25) {
+            let (w, d, l) = wdl(Score::Cp(cp));
+            assert_eq!(w + d + l, 1000);
+            assert!(w >= last_w);
+            last_w = w;
+        }
+        assert_eq!(wdl(Score::Cp(0)).0, wdl(Score::Cp(0)).2);
+    }
+
+    #[test]
+    fn bestmove_none_without_legal_moves() {
+        let mated = Position::from_fen("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1").unwrap();
+        let r = SearchResult {
+            best: None,
+            ponder: None,
+            score: None,
+            depth: 0,
+            nodes: 0,
+        };
+        assert_eq!(bestmove(&mated, &r, Style::default()), "bestmove (none)");
+    }
+
+    #[test]
+    fn castling_is_written_per_mode() {
+        let pos = Position::from_fen("4k3/8/8/8/8/8/8/4K2R w K - 0 1").unwrap();
+        let castle = pos.parse_uci_move("e1g1").unwrap();
+        let r = SearchResult {
+            best: Some(castle),
+            ponder: None,
+            score: None,
+            depth: 1,
+            nodes: 1,
+        };
+        assert_eq!(bestmove(&pos, &r, Style::default()), "bestmove e1g1");
+        let style = Style {
+            chess960: true,
+            show_wdl: false,
+        };
+        assert_eq!(bestmove(&pos, &r, style), "bestmove e1h1");
+    }
+}

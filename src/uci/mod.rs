@@ -1,0 +1,518 @@
+//! The UCI protocol layer: reads commands on its own thread, keeps the game state and the
+//! option values, drives the engine facade, and writes every engine→GUI line itself.
+//! See protocol.md for the contract.
+
+pub mod command;
+pub mod format;
+pub mod options;
+pub mod output;
+
+use crate::chess::{perft, Position, START_FEN};
+use crate::engine::{Engine, SearchJob};
+use crate::search::{Limits, SearchOptions};
+use command::{Command, GoParams, PositionBase};
+use options::{OptionSpec, OptionValue};
+use output::Output;
+use std::collections::VecDeque;
+use std::io::{BufRead, Read};
+use std::sync::mpsc::{self, Receiver, Sender};
+
+pub const ENGINE_NAME: &str = concat!("Brudno ", env!("CARGO_PKG_VERSION"));
+pub const ENGINE_AUTHOR: &str = "the Brudno developers";
+
+/// Input lines longer than this are rejected (a 1000-ply `position … moves` line is ~5 KB).
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+enum Input {
+    Line(String),
+    TooLong(usize),
+    Eof,
+    /// End of command-line commands: finish what was asked, then exit.
+    Finish,
+    SearchDone,
+}
+
+/// The game as the GUI last set it up.
+struct Game {
+    position: Position,
+    /// Keys of the positions before `position`, oldest first.
+    history: Vec<u64>,
+}
+
+impl Game {
+    fn start() -> Game {
+        Game {
+            position: Position::startpos(),
+            history: Vec::new(),
+        }
+    }
+}
+
+/// Option values the protocol layer applies itself.
+struct Settings {
+    threads: i64,
+    ponder: bool,
+    own_book: bool,
+    book_file: String,
+    chess960: bool,
+    show_wdl: bool,
+    search: SearchOptions,
+}
+
+pub struct Uci {
+    out: Output,
+    engine: Engine,
+    game: Game,
+    specs: Vec<OptionSpec>,
+    settings: Settings,
+    debug: bool,
+    searching: bool,
+    tx: Sender<Input>,
+    rx: Receiver<Input>,
+}
+
+/// Whether the loop should go on after a command.
+#[derive(PartialEq)]
+enum Flow {
+    Continue,
+    Quit,
+}
+
+impl Default for Uci {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Uci {
+    pub fn new() -> Uci {
+        crate::chess::attacks::init();
+        let (tx, rx) = mpsc::channel();
+        Uci {
+            out: Output::default(),
+            engine: Engine::new(16),
+            game: Game::start(),
+            specs: options::registry(),
+            settings: Settings {
+                threads: 1,
+                ponder: false,
+                own_book: true,
+                book_file: String::new(),
+                chess960: false,
+                show_wdl: false,
+                search: SearchOptions::default(),
+            },
+            debug: false,
+            searching: false,
+            tx,
+            rx,
+        }
+    }
+
+    /// Runs the protocol on stdin/stdout until `quit` or end of input.
+    pub fn run_stdin(mut self) {
+        let tx = self.tx.clone();
+        std::thread::spawn(move || read_lines(std::io::stdin().lock(), tx));
+        self.event_loop();
+    }
+
+    /// Runs the given lines as commands (command-line arguments), then waits for any search.
+    pub fn run_lines(mut self, lines: &[String]) {
+        for line in lines {
+            let _ = self.tx.send(Input::Line(line.clone()));
+        }
+        let _ = self.tx.send(Input::Finish);
+        self.event_loop();
+    }
+
+    fn event_loop(&mut self) {
+        let mut pending: VecDeque<String> = VecDeque::new();
+        let mut finish_when_idle = false;
+        while let Ok(input) = self.rx.recv() {
+            match input {
+                Input::Line(line) => {
+                    self.out.log_input(&line);
+                    if self.searching {
+                        if self.handle_while_searching(&line, &mut pending) == Flow::Quit {
+                            return;
+                        }
+                    } else if self.handle(&line) == Flow::Quit {
+                        return;
+                    }
+                }
+                Input::TooLong(n) => {
+                    self.out.log_input(&format!("<line of {n} bytes>"));
+                    self.error(&format!(
+                        "input line of {n} bytes ignored (the limit is {MAX_LINE_BYTES})"
+                    ));
+                }
+                Input::SearchDone => {
+                    self.engine.wait();
+                    self.searching = false;
+                    // Commands that arrived during the search, in order; a `go` among them
+                    // starts a new search, after which the rest obey the searching rules.
+                    let queued: Vec<String> = pending.drain(..).collect();
+                    for line in queued {
+                        let flow = if self.searching {
+                            self.handle_while_searching(&line, &mut pending)
+                        } else {
+                            self.handle(&line)
+                        };
+                        if flow == Flow::Quit {
+                            return;
+                        }
+                    }
+                    if finish_when_idle && !self.searching {
+                        return;
+                    }
+                }
+                Input::Finish => {
+                    if !self.searching {
+                        return;
+                    }
+                    finish_when_idle = true;
+                }
+                Input::Eof => {
+                    // Whatever is running or queued ends here; a running search still reports.
+                    if self.searching {
+                        self.engine.stop();
+                        self.engine.wait();
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /// During a search only `isready`, `stop`, `ponderhit` and `quit` act at once.
+    fn handle_while_searching(&mut self, line: &str, pending: &mut VecDeque<String>) -> Flow {
+        match command::parse(line) {
+            Command::IsReady => self.out.line("readyok"),
+            Command::Stop => self.engine.stop(),
+            Command::PonderHit => self.engine.ponderhit(),
+            Command::Quit => {
+                self.engine.stop();
+                self.engine.wait();
+                return Flow::Quit;
+            }
+            Command::Empty => {}
+            _ => pending.push_back(line.to_string()),
+        }
+        Flow::Continue
+    }
+
+    fn error(&self, text: &str) {
+        self.out.info_string(&format!("error: {text}"));
+    }
+
+    fn handle(&mut self, line: &str) -> Flow {
+        match command::parse(line) {
+            Command::Uci => {
+                self.out.line(&format!("id name {ENGINE_NAME}"));
+                self.out.line(&format!("id author {ENGINE_AUTHOR}"));
+                for spec in &self.specs {
+                    self.out.line(&spec.uci_line());
+                }
+                self.out.line("uciok");
+            }
+            Command::Debug(on) => self.debug = on,
+            Command::IsReady => self.out.line("readyok"),
+            Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
+            Command::Register => {}
+            Command::UciNewGame => {
+                self.engine.new_game();
+                self.game = Game::start();
+            }
+            Command::Position { base, moves } => self.set_position(&base, &moves),
+            Command::Go(params) => self.go(params),
+            Command::Stop | Command::PonderHit => {} // nothing is running: nothing to do
+            Command::Quit => return Flow::Quit,
+            Command::Display => self.display(),
+            Command::Eval => {
+                let pos = &self.game.position;
+                let stm = crate::eval::evaluate(pos);
+                let white = if pos.side_to_move() == crate::chess::Color::White {
+                    stm
+                } else {
+                    -stm
+                };
+                self.out
+                    .line(&format!("Final evaluation: {:+} cp (white side)", white));
+            }
+            Command::Perft(depth) => self.perft(depth),
+            Command::Bench(depth) => self.bench(depth),
+            Command::Help => self.help(),
+            Command::Empty => {}
+            Command::Invalid { line, reason } => {
+                let shown: String = line.chars().take(80).collect();
+                let more = if line.chars().count() > 80 { "…" } else { "" };
+                self.error(&format!("{reason}: '{shown}{more}'"));
+            }
+        }
+        Flow::Continue
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>) {
+        let Some(spec) = options::find(&self.specs, name) else {
+            self.error(&format!("unknown option '{name}'"));
+            return;
+        };
+        let value = match spec.check(value) {
+            Ok(v) => v,
+            Err(e) => {
+                self.error(&e);
+                return;
+            }
+        };
+        let s = &mut self.settings;
+        match (spec.name, value) {
+            ("Hash", OptionValue::Int(mb)) => {
+                let out = self.out.clone();
+                self.engine
+                    .with_searcher(|se| se.set_hash_size(mb as usize));
+                if self.debug {
+                    out.info_string(&format!("hash table set to {mb} MiB"));
+                }
+            }
+            ("Threads", OptionValue::Int(n)) => {
+                s.threads = n;
+                if n > 1 {
+                    self.out.info_string(&format!(
+                        "Threads is {n}, but this version of Brudno searches with one thread"
+                    ));
+                }
+            }
+            ("Clear Hash", _) => self.engine.with_searcher(|se| se.clear()),
+            ("Move Overhead", OptionValue::Int(ms)) => s.search.move_overhead_ms = ms as u64,
+            ("Ponder", OptionValue::Bool(b)) => s.ponder = b,
+            ("MultiPV", OptionValue::Int(n)) => s.search.multipv = n as usize,
+            ("OwnBook", OptionValue::Bool(b)) => s.own_book = b,
+            ("BookFile", OptionValue::Text(path)) => s.book_file = path,
+            ("UCI_Chess960", OptionValue::Bool(b)) => s.chess960 = b,
+            ("UCI_ShowWDL", OptionValue::Bool(b)) => s.show_wdl = b,
+            ("Debug Log File", OptionValue::Text(path)) => {
+                if let Err(e) = self.out.set_log_file(&path) {
+                    self.error(&format!("cannot open debug log file '{path}': {e}"));
+                }
+            }
+            (name, v) => log::warn!("option {name} = {v:?} has no effect"),
+        }
+    }
+
+    /// `position …`: all or nothing. A bad FEN or an illegal move leaves the previous position
+    /// (and its history) exactly as it was.
+    fn set_position(&mut self, base: &PositionBase, moves: &[String]) {
+        let start = match base {
+            PositionBase::StartPos => Position::from_fen(START_FEN).expect("start position"),
+            PositionBase::Fen(fen) => match Position::from_fen(fen) {
+                Ok(p) => p,
+                Err(e) => {
+                    self.error(&format!("invalid FEN '{fen}': {e}; position unchanged"));
+                    return;
+                }
+            },
+        };
+        let mut pos = start;
+        let mut history = Vec::with_capacity(moves.len());
+        for (i, text) in moves.iter().enumerate() {
+            let next = if text == "0000" {
+                (!pos.in_check()).then(|| {
+                    let mut p = pos;
+                    p.play_null();
+                    p
+                })
+            } else {
+                pos.parse_uci_move(text).map(|m| pos.after(m))
+            };
+            match next {
+                Some(p) => {
+                    history.push(pos.key());
+                    pos = p;
+                }
+                None => {
+                    self.error(&format!(
+                        "illegal move '{text}' (move {} of the list) in position {}; position unchanged",
+                        i + 1,
+                        pos.to_fen()
+                    ));
+                    return;
+                }
+            }
+        }
+        self.game = Game {
+            position: pos,
+            history,
+        };
+    }
+
+    fn go(&mut self, params: GoParams) {
+        if let Some(depth) = params.perft {
+            self.perft(depth);
+            return;
+        }
+        let root = self.game.position;
+        let mut limits = Limits {
+            wtime: params.wtime,
+            btime: params.btime,
+            winc: params.winc,
+            binc: params.binc,
+            movestogo: params.movestogo,
+            depth: params.depth,
+            nodes: params.nodes,
+            mate: params.mate,
+            movetime: params.movetime,
+            infinite: params.infinite,
+            ponder: params.ponder,
+            searchmoves: Vec::new(),
+        };
+        for text in &params.searchmoves {
+            match root.parse_uci_move(text) {
+                Some(m) => limits.searchmoves.push(m),
+                None if text == "0000" => {} // python-chess's "no restriction" placeholder
+                None => self.error(&format!(
+                    "searchmoves: '{text}' is not a legal move here; ignored"
+                )),
+            }
+        }
+        for (what, t) in [
+            ("wtime", limits.wtime),
+            ("btime", limits.btime),
+            ("movetime", limits.movetime),
+        ] {
+            if t.is_some_and(|t| t < 0) {
+                self.out.info_string(&format!(
+                    "{what} is negative ({}); treated as 0",
+                    t.unwrap()
+                ));
+            }
+        }
+
+        let job = SearchJob {
+            root,
+            history: self.game.history.clone(),
+            limits,
+            options: self.settings.search.clone(),
+        };
+        let out = self.out.clone();
+        let out_done = self.out.clone();
+        let tx = self.tx.clone();
+        let style = format::Style {
+            chess960: self.settings.chess960,
+            show_wdl: self.settings.show_wdl,
+        };
+        self.searching = true;
+        self.engine.go(
+            job,
+            move |event| {
+                if let Some(line) = format::event(&root, &event, style) {
+                    out.line(&line);
+                }
+            },
+            move |result| {
+                out_done.line(&format::bestmove(&root, &result, style));
+                let _ = tx.send(Input::SearchDone);
+            },
+        );
+    }
+
+    fn perft(&self, depth: u32) {
+        let pos = &self.game.position;
+        let mut total = 0;
+        for (m, n) in perft::divide(pos, depth) {
+            self.out.line(&format!(
+                "{}: {n}",
+                pos.move_to_uci(m, self.settings.chess960)
+            ));
+            total += n;
+        }
+        self.out.line("");
+        self.out.line(&format!("Nodes searched: {total}"));
+    }
+
+    fn bench(&mut self, depth: Option<u32>) {
+        let _ = depth;
+        self.error("bench is not available yet");
+    }
+
+    fn display(&self) {
+        for line in format::board(&self.game.position, self.settings.chess960) {
+            self.out.line(&line);
+        }
+    }
+
+    fn help(&self) {
+        let mut lines = vec![
+            format!("{ENGINE_NAME}, a UCI chess engine. Commands (see protocol.md):"),
+            "  uci, isready, ucinewgame, setoption name <name> [value <v>], debug on|off, register".into(),
+            "  position startpos|fen <fen> [moves <m1> ...]".into(),
+            "  go [searchmoves ...] [ponder] [wtime|btime|winc|binc|movestogo|depth|nodes|mate|movetime <n>] [infinite]".into(),
+            "  stop, ponderhit, quit".into(),
+            "  d (board), eval, perft <n> | go perft <n>, bench [depth], help".into(),
+            "Options:".into(),
+        ];
+        for spec in &self.specs {
+            lines.push(format!("  {:<16} {}", spec.name, spec.help));
+        }
+        for l in lines {
+            self.out.line(&l);
+        }
+    }
+}
+
+/// Reads lines from `input` and hands them to the protocol thread; a line longer than
+/// `MAX_LINE_BYTES` is skipped whole. Invalid UTF-8 is replaced, not fatal.
+fn read_lines(mut input: impl BufRead, tx: Sender<Input>) {
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let read = (&mut input)
+            .take(MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut buf);
+        match read {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                if buf.len() > MAX_LINE_BYTES && buf.last() != Some(&b'\n') {
+                    // Skip the rest of the over-long line.
+                    let mut skipped = buf.len();
+                    loop {
+                        buf.clear();
+                        match (&mut input).take(1 << 16).read_until(b'\n', &mut buf) {
+                            Ok(0) | Err(_) => break,
+                            Ok(n) => {
+                                skipped += n;
+                                if buf.last() == Some(&b'\n') {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    if tx.send(Input::TooLong(skipped)).is_err() {
+                        return;
+                    }
+                    continue;
+                }
+                let line = String::from_utf8_lossy(&buf);
+                let line = line.trim_end_matches(['\n', '\r']).to_string();
+                if tx.send(Input::Line(line)).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+    let _ = tx.send(Input::Eof);
+}
+
+/// Turns command-line arguments into protocol lines. `perft N [fen…]` and `bench [N]` are the
+/// common cases (`brudno perft 5 <fen>` sets the position first); anything else is one line.
+pub fn argv_to_lines(args: &[String]) -> Vec<String> {
+    if args.len() == 1 && args[0].contains('\n') {
+        return args[0].lines().map(str::to_string).collect();
+    }
+    if args.first().map(String::as_str) == Some("perft") && args.len() > 2 {
+        return vec![
+            format!("position fen {}", args[2..].join(" ")),
+            format!("perft {}", args[1]),
+        ];
+    }
+    vec![args.join(" ")]
+}

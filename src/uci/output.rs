@@ -1,0 +1,62 @@
+//! Everything the engine says goes through here: one line at a time to stdout, flushed, and
+//! (when `Debug Log File` is set) appended to the transcript with a timestamp.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+#[derive(Clone, Default)]
+pub struct Output {
+    inner: Arc<Mutex<OutputState>>,
+}
+
+#[derive(Default)]
+struct OutputState {
+    log: Option<File>,
+}
+
+fn timestamp() -> String {
+    let t = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    format!("{}.{:03}", t.as_secs(), t.subsec_millis())
+}
+
+impl Output {
+    /// Sends one protocol line to the GUI.
+    pub fn line(&self, text: &str) {
+        let mut state = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let stdout = std::io::stdout();
+        let mut out = stdout.lock();
+        // A closed stdout (the GUI went away) is not worth dying for; the read side ends us.
+        let _ = writeln!(out, "{text}");
+        let _ = out.flush();
+        if let Some(f) = state.log.as_mut() {
+            let _ = writeln!(f, "{} >> {text}", timestamp());
+        }
+    }
+
+    /// `info string …`
+    pub fn info_string(&self, text: &str) {
+        self.line(&format!("info string {text}"));
+    }
+
+    /// Records a line received from the GUI in the transcript.
+    pub fn log_input(&self, text: &str) {
+        let mut state = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(f) = state.log.as_mut() {
+            let _ = writeln!(f, "{} << {text}", timestamp());
+        }
+    }
+
+    /// Starts (or, with an empty path, stops) the transcript.
+    pub fn set_log_file(&self, path: &str) -> std::io::Result<()> {
+        let mut state = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        state.log = None;
+        if !path.is_empty() {
+            state.log = Some(OpenOptions::new().create(true).append(true).open(path)?);
+        }
+        Ok(())
+    }
+}
