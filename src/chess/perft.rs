@@ -1,18 +1,28 @@
 //! Perft: counts the leaf nodes of the legal move tree, the standard test of a move generator.
 
-use super::moves::Move;
+use super::movegen::GenType;
+use super::moves::{Move, MoveList};
 use super::position::Position;
 
 /// Leaf nodes at `depth` plies. The last ply is counted, not played (bulk counting).
 pub fn perft(pos: &Position, depth: u32) -> u64 {
-    match depth {
-        0 => 1,
-        1 => pos.legal_moves().len() as u64,
-        _ => {
-            let moves = pos.legal_moves();
-            moves.iter().map(|&m| perft(&pos.after(m), depth - 1)).sum()
-        }
+    if depth == 0 {
+        return 1;
     }
+    // Generating into a local list and playing into a local copy (rather than `legal_moves()`
+    // and `after()`) spares a copy of the move list and one of the position per node.
+    let mut moves = MoveList::new();
+    pos.generate(GenType::All, &mut moves);
+    if depth == 1 {
+        return moves.len() as u64;
+    }
+    let mut nodes = 0;
+    for &m in moves.iter() {
+        let mut next = *pos;
+        next.play(m);
+        nodes += perft(&next, depth - 1);
+    }
+    nodes
 }
 
 /// Perft split by root move, in generation order.

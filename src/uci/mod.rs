@@ -184,10 +184,16 @@ impl Uci {
         }
     }
 
-    /// During a search only `isready`, `stop`, `ponderhit` and `quit` act at once.
+    /// During a search only `isready`, `stop`, `ponderhit` and `quit` act at once; `stop` and
+    /// `ponderhit` belong to the latest `go`, so they wait in the queue behind a queued `go`.
     fn handle_while_searching(&mut self, line: &str, pending: &mut VecDeque<String>) -> Flow {
         match command::parse(line) {
             Command::IsReady => self.out.line("readyok"),
+            Command::Stop | Command::PonderHit
+                if pending.iter().any(|l| matches!(command::parse(l), Command::Go(_))) =>
+            {
+                pending.push_back(line.to_string())
+            }
             Command::Stop => self.engine.stop(),
             Command::PonderHit => self.engine.ponderhit(),
             Command::Quit => {

@@ -1,0 +1,372 @@
+//! Behaviour tests: scripted conversations with the real binary, the way a GUI holds them.
+
+mod uci_harness;
+
+use brudno::chess::Position;
+use std::time::{Duration, Instant};
+use uci_harness::{count, Gui};
+
+fn fen_line(lines: &[String]) -> String {
+    lines
+        .iter()
+        .find_map(|l| l.strip_prefix("Fen: "))
+        .expect("d prints a Fen: line")
+        .to_string()
+}
+
+fn current_fen(gui: &mut Gui) -> String {
+    gui.send("d");
+    fen_line(&gui.sync())
+}
+
+fn bestmove_of(lines: &[String]) -> String {
+    let line = lines.iter().rev().find(|l| l.starts_with("bestmove")).expect("a bestmove line");
+    line.split_whitespace().nth(1).unwrap().to_string()
+}
+
+#[test]
+fn handshake_lists_options_and_ends_with_uciok() {
+    let mut gui = Gui::start();
+    gui.send("uci");
+    let lines = gui.until("uciok");
+    assert!(lines[0].starts_with("id name Brudno"));
+    assert!(lines.iter().any(|l| l.starts_with("id author ")));
+    for option in [
+        "option name Hash type spin default 16 min 1 max 65536",
+        "option name Threads type spin default 1 min 1 max 1024",
+        "option name Clear Hash type button",
+        "option name Move Overhead type spin",
+        "option name Ponder type check default false",
+        "option name MultiPV type spin default 1",
+        "option name OwnBook type check default true",
+        "option name BookFile type string",
+        "option name UCI_Chess960 type check default false",
+        "option name UCI_ShowWDL type check default false",
+        "option name Debug Log File type string",
+    ] {
+        assert!(lines.iter().any(|l| l.starts_with(option)), "missing: {option}\n{lines:#?}");
+    }
+    assert_eq!(lines.last().unwrap(), "uciok");
+    assert_eq!(gui.sync(), vec!["readyok"]);
+}
+
+#[test]
+fn isready_is_answered_during_go_infinite_and_the_search_goes_on() {
+    let mut gui = Gui::start();
+    gui.send("position startpos");
+    gui.send("go infinite");
+    std::thread::sleep(Duration::from_millis(200));
+    let lines = gui.sync();
+    assert_eq!(count(&lines, "bestmove"), 0, "isready must not stop the search");
+    assert!(gui.drain(Duration::from_millis(300)).iter().all(|l| !l.starts_with("bestmove")));
+    gui.send("stop");
+    let lines = gui.until("bestmove");
+    let best = bestmove_of(&lines);
+    assert!(Position::startpos().parse_uci_move(&best).is_some(), "{best}");
+}
+
+#[test]
+fn infinite_search_waits_for_stop_even_with_one_legal_move_or_a_mate() {
+    for fen in [
+        "7k/8/6K1/8/8/8/8/R7 w - - 0 1", // mate in one
+        "k7/8/8/8/8/8/1R6/7K b - - 0 1", // one legal move: a8a7
+    ] {
+        let mut gui = Gui::start();
+        gui.send(&format!("position fen {fen}"));
+        gui.send("go infinite");
+        let early = gui.drain(Duration::from_millis(500));
+        assert_eq!(count(&early, "bestmove"), 0, "{fen}: bestmove before stop: {early:#?}");
+        gui.send("stop");
+        let lines = gui.until("bestmove");
+        assert_eq!(count(&lines, "bestmove"), 1);
+    }
+}
+
+#[test]
+fn no_legal_move_gives_bestmove_none() {
+    let mut gui = Gui::start();
+    for fen in ["7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"] {
+        gui.send(&format!("position fen {fen}"));
+        gui.send("go depth 3");
+        assert_eq!(gui.until("bestmove").last().unwrap(), "bestmove (none)");
+    }
+}
+
+#[test]
+fn stop_ends_the_search_promptly() {
+    let mut gui = Gui::start();
+    gui.send("position startpos");
+    gui.send("go infinite");
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = Instant::now();
+    gui.send("stop");
+    gui.until("bestmove");
+    // The latency itself is a benchmark (see README); here only that stop works at all.
+    assert!(sent.elapsed() < uci_harness::TIMEOUT);
+}
+
+#[test]
+fn quit_during_search_exits() {
+    let mut gui = Gui::start();
+    gui.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    gui.send("quit");
+    assert!(gui.exits_within(Duration::from_secs(10)));
+    assert!(gui.exit_status().unwrap().success());
+}
+
+#[test]
+fn end_of_input_during_search_exits() {
+    let mut gui = Gui::start();
+    gui.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    gui.close_input();
+    assert!(gui.exits_within(Duration::from_secs(10)));
+    assert!(gui.exit_status().unwrap().success());
+}
+
+#[test]
+fn ponder_then_ponderhit_gives_a_timed_bestmove() {
+    let mut gui = Gui::start();
+    gui.send("setoption name Ponder value true");
+    gui.send("position startpos moves e2e4 e7e5");
+    gui.send("go ponder wtime 1000 btime 1000 winc 0 binc 0");
+    let early = gui.drain(Duration::from_millis(400));
+    assert_eq!(count(&early, "bestmove"), 0, "no bestmove while pondering");
+    gui.send("ponderhit");
+    let lines = gui.until("bestmove");
+    assert_eq!(count(&lines, "bestmove"), 1);
+}
+
+#[test]
+fn ponder_then_stop_gives_a_bestmove() {
+    let mut gui = Gui::start();
+    gui.send("position startpos moves d2d4");
+    gui.send("go ponder wtime 60000 btime 60000");
+    assert_eq!(count(&gui.drain(Duration::from_millis(300)), "bestmove"), 0);
+    gui.send("stop");
+    let lines = gui.until("bestmove");
+    let best = bestmove_of(&lines);
+    let pos = Position::from_fen("rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1").unwrap();
+    assert!(pos.parse_uci_move(&best).is_some(), "{best}");
+}
+
+#[test]
+fn clocks_only_and_negative_clocks_still_give_a_legal_move() {
+    let mut gui = Gui::start();
+    gui.send("position startpos moves g1f3");
+    gui.send("go wtime 3000 btime 3000");
+    let best = bestmove_of(&gui.until("bestmove"));
+    let pos = Position::startpos().after(Position::startpos().parse_uci_move("g1f3").unwrap());
+    assert!(pos.parse_uci_move(&best).is_some());
+
+    gui.send("go wtime -200 btime -200 winc 0 binc 0");
+    let lines = gui.until("bestmove");
+    assert!(lines.iter().any(|l| l.starts_with("info string") && l.contains("negative")));
+    assert!(pos.parse_uci_move(&bestmove_of(&lines)).is_some());
+}
+
+/// A deterministic game of `plies` legal moves from the start position.
+fn random_game(plies: usize, mut seed: u64) -> (Vec<String>, Position) {
+    'again: loop {
+        let mut pos = Position::startpos();
+        let mut moves = Vec::new();
+        for _ in 0..plies {
+            let legal = pos.legal_moves();
+            if legal.is_empty() {
+                seed += 1;
+                continue 'again;
+            }
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let m = legal[(seed % legal.len() as u64) as usize];
+            moves.push(pos.move_to_uci(m, false));
+            pos.play(m);
+        }
+        return (moves, pos);
+    }
+}
+
+#[test]
+fn a_300_ply_move_list_is_followed_exactly() {
+    let (moves, end) = random_game(300, 0x1234_5678);
+    let mut gui = Gui::start();
+    gui.send(&format!("position startpos moves {}", moves.join(" ")));
+    assert_eq!(current_fen(&mut gui), end.to_fen());
+    gui.send("go depth 2");
+    let lines = gui.until("bestmove");
+    let best = bestmove_of(&lines);
+    assert!(best == "(none)" || end.parse_uci_move(&best).is_some(), "{best}");
+}
+
+#[test]
+fn bad_input_is_reported_and_the_state_is_kept() {
+    let mut gui = Gui::start();
+    gui.send("position startpos moves e2e4 c7c5");
+    let fen = current_fen(&mut gui);
+    let bad = [
+        "xyzzy plugh",
+        "go depth banana",
+        "go wtime",
+        "setoption name No Such Option value 3",
+        "setoption name Hash value 0",
+        "setoption name Hash value 99999999",
+        "setoption name Hash value many",
+        "setoption name Ponder value maybe",
+        "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNRR w KQkq - 0 1",
+        "position fen 8/8/8/8/8/8/8/8 w - - 0 1",
+        "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
+        "position fen",
+        "position startpos moves e2e4 e7e5 e1e3",
+        "position startpos moves e2e4 e5e4",
+        "position sideways",
+        "perft",
+        "debug sideways",
+    ];
+    for line in bad {
+        gui.send(line);
+        let lines = gui.sync();
+        assert!(
+            lines.iter().any(|l| l.starts_with("info string error:")),
+            "no error reported for '{line}': {lines:#?}"
+        );
+        assert_eq!(current_fen(&mut gui), fen, "state changed by '{line}'");
+    }
+    // A very long line.
+    let long = format!("position startpos moves {}", "e2e4 ".repeat(300_000));
+    gui.send(&long);
+    let lines = gui.sync();
+    assert!(lines.iter().any(|l| l.starts_with("info string error:")));
+    assert_eq!(current_fen(&mut gui), fen);
+    // Invalid UTF-8 and control characters.
+    gui.send_raw("\u{0}\u{7f}garbage \u{fffd}\n");
+    gui.send_raw("go \u{1b}[31m\n");
+    gui.sync();
+    assert_eq!(current_fen(&mut gui), fen);
+    // Still a working engine.
+    gui.send("go depth 1");
+    gui.until("bestmove");
+}
+
+#[test]
+fn crlf_line_endings_work() {
+    let mut gui = Gui::start();
+    gui.send_raw("uci\r\n");
+    gui.until("uciok");
+    gui.send_raw("position startpos moves e2e4\r\nd\r\nisready\r\n");
+    let lines = gui.until("readyok");
+    assert_eq!(fen_line(&lines), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+    gui.send_raw("setoption name Move Overhead value 50\r\ngo depth 1\r\n");
+    gui.until("bestmove");
+}
+
+#[test]
+fn many_go_stop_pairs_give_as_many_bestmoves() {
+    let mut gui = Gui::start();
+    gui.send("position startpos");
+    let n = 60;
+    for i in 0..n {
+        if i % 2 == 0 {
+            gui.send("go infinite");
+        } else {
+            gui.send("go wtime 50 btime 50");
+        }
+        gui.send("stop");
+    }
+    let mut bestmoves = 0;
+    while bestmoves < n {
+        let line = gui
+            .next_line(uci_harness::TIMEOUT)
+            .unwrap_or_else(|| panic!("only {bestmoves} bestmoves of {n}"));
+        if line.starts_with("bestmove") {
+            bestmoves += 1;
+        }
+    }
+    let rest = gui.sync();
+    assert_eq!(count(&rest, "bestmove"), 0, "more bestmoves than go commands");
+}
+
+#[test]
+fn commands_sent_during_a_search_are_applied_after_it() {
+    let mut gui = Gui::start();
+    gui.send("position startpos");
+    gui.send("go infinite");
+    gui.send("position startpos moves e2e4");
+    gui.send("stop");
+    gui.until("bestmove");
+    assert_eq!(current_fen(&mut gui), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+}
+
+#[test]
+fn castling_notation_follows_uci_chess960() {
+    let mut gui = Gui::start();
+    gui.send("position fen r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1 moves e1g1");
+    assert_eq!(current_fen(&mut gui), "r3k2r/8/8/8/8/8/8/R4RK1 b kq - 1 1");
+    gui.send("setoption name UCI_Chess960 value true");
+    gui.send("position fen r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1 moves e1h1 e8a8");
+    assert_eq!(current_fen(&mut gui), "2kr3r/8/8/8/8/8/8/R4RK1 w - - 2 2");
+    gui.send("position fen bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9");
+    gui.send("perft 1");
+    let lines = gui.until("Nodes searched");
+    assert_eq!(lines.last().unwrap(), "Nodes searched: 21");
+}
+
+#[test]
+fn perft_commands_print_the_divide_and_the_total() {
+    let mut gui = Gui::start();
+    gui.send("position startpos");
+    gui.send("go perft 3");
+    let lines = gui.until("Nodes searched");
+    assert_eq!(lines.last().unwrap(), "Nodes searched: 8902");
+    assert_eq!(lines.iter().filter(|l| l.contains(": ")).count(), 20 + 1);
+    assert!(lines.contains(&"e2e4: 600".to_string()));
+    assert_eq!(lines[lines.len() - 2], "");
+    gui.send("position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -");
+    gui.send("perft 2");
+    assert_eq!(gui.until("Nodes searched").last().unwrap(), "Nodes searched: 2039");
+}
+
+#[test]
+fn display_shows_fen_and_polyglot_key() {
+    let mut gui = Gui::start();
+    gui.send("position startpos moves e2e4");
+    gui.send("d");
+    let lines = gui.sync();
+    assert!(lines.contains(&"Key: 823C9B50FD114196".to_string()), "{lines:#?}");
+    assert!(lines.iter().any(|l| l.starts_with(" | r | n | b | q | k | b | n | r | 8")));
+}
+
+#[test]
+fn option_names_are_case_insensitive_and_debug_log_records_the_transcript() {
+    let dir = std::env::temp_dir().join(format!("brudno-log-{}", std::process::id()));
+    let _ = std::fs::remove_file(&dir);
+    let mut gui = Gui::start();
+    gui.send("setoption name hash value 32");
+    gui.send("setoption name move overhead value 20");
+    gui.send(&format!("setoption name debug log file value {}", dir.display()));
+    let lines = gui.sync();
+    assert_eq!(count(&lines, "info string error"), 0, "{lines:#?}");
+    gui.send("quit");
+    assert!(gui.exits_within(Duration::from_secs(5)));
+    let log = std::fs::read_to_string(&dir).expect("log file written");
+    assert!(log.contains("<< isready"), "{log}");
+    assert!(log.contains(">> readyok"), "{log}");
+    let _ = std::fs::remove_file(&dir);
+}
+
+#[test]
+fn command_line_arguments_run_and_exit() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_brudno"))
+        .args(["perft", "2", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.trim_end().ends_with("Nodes searched: 2039"), "{text}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_brudno"))
+        .args(["go", "depth", "2"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().last().unwrap().starts_with("bestmove "), "{text}");
+}
