@@ -130,7 +130,8 @@ impl Magic {
     }
 }
 
-struct Tables {
+/// The slider tables and the between and line tables, built once on first use (see `tables`).
+pub struct Tables {
     rook: [Magic; 64],
     bishop: [Magic; 64],
     sliders: Box<[Bitboard]>,
@@ -240,16 +241,46 @@ pub fn init() {
     LazyLock::force(&TABLES);
 }
 
+/// The tables. Every access to them checks that they have been built, so code that looks up
+/// many attacks (the move generator) fetches them once and calls the methods of `Tables`
+/// rather than the free functions below.
+#[inline(always)]
+pub fn tables() -> &'static Tables {
+    &TABLES
+}
+
+impl Tables {
+    #[inline(always)]
+    pub fn rook(&self, sq: Square, occupied: Bitboard) -> Bitboard {
+        self.sliders[self.rook[sq.index()].index(occupied)]
+    }
+
+    #[inline(always)]
+    pub fn bishop(&self, sq: Square, occupied: Bitboard) -> Bitboard {
+        self.sliders[self.bishop[sq.index()].index(occupied)]
+    }
+
+    /// Squares strictly between two squares on a line, empty if they share no line.
+    #[inline(always)]
+    pub fn between(&self, a: Square, b: Square) -> Bitboard {
+        self.between[a.index()][b.index()]
+    }
+
+    /// The whole line (edge to edge) through two squares, empty if they share none.
+    #[inline(always)]
+    pub fn line(&self, a: Square, b: Square) -> Bitboard {
+        self.line[a.index()][b.index()]
+    }
+}
+
 #[inline(always)]
 pub fn rook(sq: Square, occupied: Bitboard) -> Bitboard {
-    let t = &*TABLES;
-    t.sliders[t.rook[sq.index()].index(occupied)]
+    tables().rook(sq, occupied)
 }
 
 #[inline(always)]
 pub fn bishop(sq: Square, occupied: Bitboard) -> Bitboard {
-    let t = &*TABLES;
-    t.sliders[t.bishop[sq.index()].index(occupied)]
+    tables().bishop(sq, occupied)
 }
 
 #[inline(always)]
@@ -259,12 +290,12 @@ pub fn queen(sq: Square, occupied: Bitboard) -> Bitboard {
 
 #[inline(always)]
 pub fn between(a: Square, b: Square) -> Bitboard {
-    TABLES.between[a.index()][b.index()]
+    tables().between(a, b)
 }
 
 #[inline(always)]
 pub fn line(a: Square, b: Square) -> Bitboard {
-    TABLES.line[a.index()][b.index()]
+    tables().line(a, b)
 }
 
 /// Attacks of a non-pawn piece type.

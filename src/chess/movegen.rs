@@ -50,6 +50,8 @@ impl Position {
         let ours = self.by_color[us.index()];
         let theirs = self.by_color[them.index()];
         let ksq = self.king_square(us);
+        // Fetched once: each free-function lookup would check that the tables are built.
+        let t = attacks::tables();
 
         // Which destination squares each kind of move may use.
         let mut kind_mask = Bitboard::EMPTY;
@@ -63,7 +65,7 @@ impl Position {
         // King moves: to any square the enemy does not attack once the king has left.
         let occ_without_king = occ.without(ksq);
         for to in attacks::king(ksq) & !ours & kind_mask {
-            if !self.is_attacked_by(them, to, occ_without_king) {
+            if !self.is_attacked_by_in(t, them, to, occ_without_king) {
                 list.push(Move::new(ksq, to));
             }
         }
@@ -74,14 +76,14 @@ impl Position {
         }
         // In check: block or capture the checker. Otherwise anywhere.
         let evasion_mask = if checkers.any() {
-            attacks::between(ksq, checkers.lsb()) | checkers
+            t.between(ksq, checkers.lsb()) | checkers
         } else {
             Bitboard::ALL
         };
         let target = kind_mask & evasion_mask;
-        let pinned = self.pinned(us);
+        let pinned = self.pinned_in(t, us);
 
-        self.gen_pawn_moves::<NOISY, QUIET>(list, evasion_mask, pinned, ksq);
+        self.gen_pawn_moves::<NOISY, QUIET>(t, list, evasion_mask, pinned, ksq);
 
         // Pinned knights can never move.
         for from in self.colored(us, PieceType::Knight) & !pinned {
@@ -91,18 +93,18 @@ impl Position {
         }
         let queens = self.colored(us, PieceType::Queen);
         for from in self.colored(us, PieceType::Bishop) | queens {
-            let mut dests = attacks::bishop(from, occ) & target;
+            let mut dests = t.bishop(from, occ) & target;
             if pinned.contains(from) {
-                dests &= attacks::line(ksq, from);
+                dests &= t.line(ksq, from);
             }
             for to in dests {
                 list.push(Move::new(from, to));
             }
         }
         for from in self.colored(us, PieceType::Rook) | queens {
-            let mut dests = attacks::rook(from, occ) & target;
+            let mut dests = t.rook(from, occ) & target;
             if pinned.contains(from) {
-                dests &= attacks::line(ksq, from);
+                dests &= t.line(ksq, from);
             }
             for to in dests {
                 list.push(Move::new(from, to));
@@ -113,7 +115,7 @@ impl Position {
             for side in [CastleSide::King, CastleSide::Queen] {
                 if self.castling >> castle_slot(us, side) & 1 != 0 {
                     let rook = self.castle_rooks[castle_slot(us, side)];
-                    if self.can_castle(ksq, rook) {
+                    if self.can_castle(t, ksq, rook) {
                         list.push(Move::castling(ksq, rook));
                     }
                 }
@@ -126,17 +128,17 @@ impl Position {
     /// may be attacked. Attacks are judged with king and rook lifted, which also catches the
     /// Chess960 case of a rook that shielded its king along the back rank.
     #[inline(always)]
-    fn can_castle(&self, ksq: Square, rook: Square) -> bool {
+    fn can_castle(&self, t: &attacks::Tables, ksq: Square, rook: Square) -> bool {
         let us = self.side;
         let (kt, rt) = Self::castle_targets(us, ksq, rook);
-        let king_path = attacks::between(ksq, kt) | Bitboard::from_square(kt);
-        let rook_path = attacks::between(rook, rt) | Bitboard::from_square(rt);
+        let king_path = t.between(ksq, kt) | Bitboard::from_square(kt);
+        let rook_path = t.between(rook, rt) | Bitboard::from_square(rt);
         let occ = self.occupied().without(ksq).without(rook);
         if ((king_path | rook_path) & occ).any() {
             return false;
         }
         for sq in king_path {
-            if self.is_attacked_by(us.flip(), sq, occ) {
+            if self.is_attacked_by_in(t, us.flip(), sq, occ) {
                 return false;
             }
         }
@@ -146,6 +148,7 @@ impl Position {
     #[inline(always)]
     fn gen_pawn_moves<const NOISY: bool, const QUIET: bool>(
         &self,
+        t: &attacks::Tables,
         list: &mut MoveList,
         evasion_mask: Bitboard,
         pinned: Bitboard,
@@ -204,7 +207,7 @@ impl Position {
         }
 
         for from in pawns & pinned {
-            let allowed = attacks::line(ksq, from) & evasion_mask;
+            let allowed = t.line(ksq, from) & evasion_mask;
             let mut dests = Bitboard::EMPTY;
             let one = from.offset(up);
             if empty.contains(one) {
@@ -229,7 +232,7 @@ impl Position {
         if NOISY {
             if let Some(ep) = self.ep {
                 for from in attacks::pawn(them, ep) & pawns {
-                    if self.en_passant_is_legal(from, ep, ksq) {
+                    if self.en_passant_is_legal(t, from, ep, ksq) {
                         list.push(Move::en_passant(from, ep));
                     }
                 }
@@ -241,7 +244,13 @@ impl Position {
     /// the pin test does not see; so test the resulting occupancy against the enemy sliders
     /// (and, in check, that the move removes or blocks the checker).
     #[inline(always)]
-    fn en_passant_is_legal(&self, from: Square, ep: Square, ksq: Square) -> bool {
+    fn en_passant_is_legal(
+        &self,
+        t: &attacks::Tables,
+        from: Square,
+        ep: Square,
+        ksq: Square,
+    ) -> bool {
         let us = self.side;
         let them = us.flip();
         let captured = ep.offset(-us.forward());
@@ -249,7 +258,7 @@ impl Position {
         let theirs = self.by_color[them.index()].without(captured);
         let diag = (self.kind(PieceType::Bishop) | self.kind(PieceType::Queen)) & theirs;
         let ortho = (self.kind(PieceType::Rook) | self.kind(PieceType::Queen)) & theirs;
-        if (attacks::bishop(ksq, occ) & diag).any() || (attacks::rook(ksq, occ) & ortho).any() {
+        if (t.bishop(ksq, occ) & diag).any() || (t.rook(ksq, occ) & ortho).any() {
             return false;
         }
         // Non-slider checkers: only the captured pawn itself can be one that this removes.

@@ -24,7 +24,7 @@ pub(crate) const fn castle_slot(c: Color, side: CastleSide) -> usize {
 
 const NO_PIECE: u8 = 12;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 pub struct Position {
     pub(crate) by_color: [Bitboard; 2],
     pub(crate) by_kind: [Bitboard; 6],
@@ -43,6 +43,32 @@ pub struct Position {
     /// Pieces giving check to the side to move.
     pub(crate) checkers: Bitboard,
 }
+
+/// Equal when everything a FEN records is equal (and so the key and checkers). Derived equality
+/// would also compare the rook squares of castling rights no longer held, which `play` leaves
+/// stale: a position and its own FEN read back would then differ.
+impl PartialEq for Position {
+    fn eq(&self, other: &Position) -> bool {
+        let rooks = |p: &Position| {
+            std::array::from_fn::<_, 4, _>(|s| {
+                (p.castling >> s & 1 != 0).then_some(p.castle_rooks[s])
+            })
+        };
+        self.by_color == other.by_color
+            && self.by_kind == other.by_kind
+            && self.board == other.board
+            && self.side == other.side
+            && self.castling == other.castling
+            && rooks(self) == rooks(other)
+            && self.ep == other.ep
+            && self.halfmove == other.halfmove
+            && self.fullmove == other.fullmove
+            && self.key == other.key
+            && self.checkers == other.checkers
+    }
+}
+
+impl Eq for Position {}
 
 impl Position {
     pub(crate) fn empty() -> Position {
@@ -157,6 +183,18 @@ impl Position {
     /// Whether colour `by` attacks `sq`, given an occupancy.
     #[inline(always)]
     pub fn is_attacked_by(&self, by: Color, sq: Square, occupied: Bitboard) -> bool {
+        self.is_attacked_by_in(attacks::tables(), by, sq, occupied)
+    }
+
+    /// `is_attacked_by` with the attack tables already fetched.
+    #[inline(always)]
+    pub(crate) fn is_attacked_by_in(
+        &self,
+        t: &attacks::Tables,
+        by: Color,
+        sq: Square,
+        occupied: Bitboard,
+    ) -> bool {
         let them = self.by_color[by.index()];
         let diag = (self.by_kind[PieceType::Bishop.index()]
             | self.by_kind[PieceType::Queen.index()])
@@ -166,25 +204,31 @@ impl Position {
         (attacks::knight(sq) & self.by_kind[PieceType::Knight.index()] & them).any()
             || (attacks::pawn(by.flip(), sq) & self.by_kind[PieceType::Pawn.index()] & them).any()
             || (attacks::king(sq) & self.by_kind[PieceType::King.index()] & them).any()
-            || (attacks::bishop(sq, occupied) & diag).any()
-            || (attacks::rook(sq, occupied) & ortho).any()
+            || (t.bishop(sq, occupied) & diag).any()
+            || (t.rook(sq, occupied) & ortho).any()
     }
 
     /// Pieces of colour `c` that are pinned to their own king (by pieces of the other colour).
     #[inline(always)]
     pub fn pinned(&self, c: Color) -> Bitboard {
+        self.pinned_in(attacks::tables(), c)
+    }
+
+    /// `pinned` with the attack tables already fetched.
+    #[inline(always)]
+    pub(crate) fn pinned_in(&self, t: &attacks::Tables, c: Color) -> Bitboard {
         let ksq = self.king_square(c);
         let them = self.by_color[c.flip().index()];
-        let snipers = ((attacks::rook(ksq, Bitboard::EMPTY)
+        let snipers = ((t.rook(ksq, Bitboard::EMPTY)
             & (self.by_kind[PieceType::Rook.index()] | self.by_kind[PieceType::Queen.index()]))
-            | (attacks::bishop(ksq, Bitboard::EMPTY)
+            | (t.bishop(ksq, Bitboard::EMPTY)
                 & (self.by_kind[PieceType::Bishop.index()]
                     | self.by_kind[PieceType::Queen.index()])))
             & them;
         let occ = self.occupied();
         let mut pinned = Bitboard::EMPTY;
         for s in snipers {
-            let blockers = attacks::between(ksq, s) & occ;
+            let blockers = t.between(ksq, s) & occ;
             if blockers.any() && !blockers.several() {
                 pinned |= blockers & self.by_color[c.index()];
             }
@@ -263,11 +307,12 @@ impl Position {
         );
         debug_assert_eq!(self.piece_at(from), Some(piece));
 
-        self.key ^= zobrist::castling(self.castling);
+        let castling_before = self.castling;
         if let Some(ep) = self.ep.take() {
             self.key ^= zobrist::en_passant_file(ep.file());
         }
-        self.halfmove += 1;
+        // Saturating: a FEN may set either clock as high as u16::MAX.
+        self.halfmove = self.halfmove.saturating_add(1);
 
         match m.kind() {
             MoveKind::Castling => {
@@ -318,15 +363,34 @@ impl Position {
                 }
             }
         }
-        self.key ^= zobrist::castling(self.castling);
+        if self.castling != castling_before {
+            // The castling key is the XOR of one key per right held, so the rights that changed
+            // are what to flip.
+            self.key ^= zobrist::castling(self.castling ^ castling_before);
+        }
 
         if us == Color::Black {
-            self.fullmove += 1;
+            self.fullmove = self.fullmove.saturating_add(1);
         }
         self.side = them;
         self.key ^= zobrist::white_to_move();
-        let ksq = self.king_square(them);
-        self.checkers = self.attackers_to(ksq, self.occupied()) & self.by_color[us.index()];
+        self.checkers = self.attackers_by(us, self.king_square(them));
+    }
+
+    /// The pieces of colour `by` attacking `sq`, at the current occupancy: `attackers_to` for one
+    /// colour (used for the checkers after a move).
+    #[inline(always)]
+    fn attackers_by(&self, by: Color, sq: Square) -> Bitboard {
+        let t = attacks::tables();
+        let occupied = self.occupied();
+        let diag = self.by_kind[PieceType::Bishop.index()] | self.by_kind[PieceType::Queen.index()];
+        let ortho = self.by_kind[PieceType::Rook.index()] | self.by_kind[PieceType::Queen.index()];
+        ((attacks::pawn(by.flip(), sq) & self.by_kind[PieceType::Pawn.index()])
+            | (attacks::knight(sq) & self.by_kind[PieceType::Knight.index()])
+            | (attacks::king(sq) & self.by_kind[PieceType::King.index()])
+            | (t.bishop(sq, occupied) & diag)
+            | (t.rook(sq, occupied) & ortho))
+            & self.by_color[by.index()]
     }
 
     /// Plays a move and returns the new position (copy-make).
@@ -343,9 +407,9 @@ impl Position {
         if let Some(ep) = self.ep.take() {
             self.key ^= zobrist::en_passant_file(ep.file());
         }
-        self.halfmove += 1;
+        self.halfmove = self.halfmove.saturating_add(1);
         if self.side == Color::Black {
-            self.fullmove += 1;
+            self.fullmove = self.fullmove.saturating_add(1);
         }
         self.side = self.side.flip();
         self.key ^= zobrist::white_to_move();
