@@ -35,10 +35,9 @@ impl Position {
         }
     }
 
-    /// Whether the side to move has any legal move (cheaper than generating them all in most
-    /// positions, since it stops at the first).
+    /// Whether the side to move has any legal move. Generates the whole list: it is used to
+    /// detect the end of a game, not in the hot path.
     pub fn has_legal_move(&self) -> bool {
-        // Simple and exact; used at game end detection, not in the hot path.
         !self.legal_moves().is_empty()
     }
 
