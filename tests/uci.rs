@@ -20,7 +20,11 @@ fn current_fen(gui: &mut Gui) -> String {
 }
 
 fn bestmove_of(lines: &[String]) -> String {
-    let line = lines.iter().rev().find(|l| l.starts_with("bestmove")).expect("a bestmove line");
+    let line = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("bestmove"))
+        .expect("a bestmove line");
     line.split_whitespace().nth(1).unwrap().to_string()
 }
 
@@ -44,7 +48,10 @@ fn handshake_lists_options_and_ends_with_uciok() {
         "option name UCI_ShowWDL type check default false",
         "option name Debug Log File type string",
     ] {
-        assert!(lines.iter().any(|l| l.starts_with(option)), "missing: {option}\n{lines:#?}");
+        assert!(
+            lines.iter().any(|l| l.starts_with(option)),
+            "missing: {option}\n{lines:#?}"
+        );
     }
     assert_eq!(lines.last().unwrap(), "uciok");
     assert_eq!(gui.sync(), vec!["readyok"]);
@@ -57,12 +64,22 @@ fn isready_is_answered_during_go_infinite_and_the_search_goes_on() {
     gui.send("go infinite");
     std::thread::sleep(Duration::from_millis(200));
     let lines = gui.sync();
-    assert_eq!(count(&lines, "bestmove"), 0, "isready must not stop the search");
-    assert!(gui.drain(Duration::from_millis(300)).iter().all(|l| !l.starts_with("bestmove")));
+    assert_eq!(
+        count(&lines, "bestmove"),
+        0,
+        "isready must not stop the search"
+    );
+    assert!(gui
+        .drain(Duration::from_millis(300))
+        .iter()
+        .all(|l| !l.starts_with("bestmove")));
     gui.send("stop");
     let lines = gui.until("bestmove");
     let best = bestmove_of(&lines);
-    assert!(Position::startpos().parse_uci_move(&best).is_some(), "{best}");
+    assert!(
+        Position::startpos().parse_uci_move(&best).is_some(),
+        "{best}"
+    );
 }
 
 #[test]
@@ -75,7 +92,11 @@ fn infinite_search_waits_for_stop_even_with_one_legal_move_or_a_mate() {
         gui.send(&format!("position fen {fen}"));
         gui.send("go infinite");
         let early = gui.drain(Duration::from_millis(500));
-        assert_eq!(count(&early, "bestmove"), 0, "{fen}: bestmove before stop: {early:#?}");
+        assert_eq!(
+            count(&early, "bestmove"),
+            0,
+            "{fen}: bestmove before stop: {early:#?}"
+        );
         gui.send("stop");
         let lines = gui.until("bestmove");
         assert_eq!(count(&lines, "bestmove"), 1);
@@ -85,7 +106,10 @@ fn infinite_search_waits_for_stop_even_with_one_legal_move_or_a_mate() {
 #[test]
 fn no_legal_move_gives_bestmove_none() {
     let mut gui = Gui::start();
-    for fen in ["7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"] {
+    for fen in [
+        "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1",
+        "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
+    ] {
         gui.send(&format!("position fen {fen}"));
         gui.send("go depth 3");
         assert_eq!(gui.until("bestmove").last().unwrap(), "bestmove (none)");
@@ -147,13 +171,15 @@ fn ponder_then_stop_gives_a_bestmove() {
     gui.send("stop");
     let lines = gui.until("bestmove");
     let best = bestmove_of(&lines);
-    let pos = Position::from_fen("rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1").unwrap();
+    let pos =
+        Position::from_fen("rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1").unwrap();
     assert!(pos.parse_uci_move(&best).is_some(), "{best}");
 }
 
 #[test]
 fn clocks_only_and_negative_clocks_still_give_a_legal_move() {
     let mut gui = Gui::start();
+    gui.send("setoption name OwnBook value false");
     gui.send("position startpos moves g1f3");
     gui.send("go wtime 3000 btime 3000");
     let best = bestmove_of(&gui.until("bestmove"));
@@ -162,7 +188,9 @@ fn clocks_only_and_negative_clocks_still_give_a_legal_move() {
 
     gui.send("go wtime -200 btime -200 winc 0 binc 0");
     let lines = gui.until("bestmove");
-    assert!(lines.iter().any(|l| l.starts_with("info string") && l.contains("negative")));
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("info string") && l.contains("negative")));
     assert!(pos.parse_uci_move(&bestmove_of(&lines)).is_some());
 }
 
@@ -197,7 +225,10 @@ fn a_300_ply_move_list_is_followed_exactly() {
     gui.send("go depth 2");
     let lines = gui.until("bestmove");
     let best = bestmove_of(&lines);
-    assert!(best == "(none)" || end.parse_uci_move(&best).is_some(), "{best}");
+    assert!(
+        best == "(none)" || end.parse_uci_move(&best).is_some(),
+        "{best}"
+    );
 }
 
 #[test]
@@ -256,7 +287,10 @@ fn crlf_line_endings_work() {
     gui.until("uciok");
     gui.send_raw("position startpos moves e2e4\r\nd\r\nisready\r\n");
     let lines = gui.until("readyok");
-    assert_eq!(fen_line(&lines), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+    assert_eq!(
+        fen_line(&lines),
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    );
     gui.send_raw("setoption name Move Overhead value 50\r\ngo depth 1\r\n");
     gui.until("bestmove");
 }
@@ -284,7 +318,11 @@ fn many_go_stop_pairs_give_as_many_bestmoves() {
         }
     }
     let rest = gui.sync();
-    assert_eq!(count(&rest, "bestmove"), 0, "more bestmoves than go commands");
+    assert_eq!(
+        count(&rest, "bestmove"),
+        0,
+        "more bestmoves than go commands"
+    );
 }
 
 #[test]
@@ -295,7 +333,10 @@ fn commands_sent_during_a_search_are_applied_after_it() {
     gui.send("position startpos moves e2e4");
     gui.send("stop");
     gui.until("bestmove");
-    assert_eq!(current_fen(&mut gui), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+    assert_eq!(
+        current_fen(&mut gui),
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    );
 }
 
 #[test]
@@ -324,7 +365,10 @@ fn perft_commands_print_the_divide_and_the_total() {
     assert_eq!(lines[lines.len() - 2], "");
     gui.send("position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -");
     gui.send("perft 2");
-    assert_eq!(gui.until("Nodes searched").last().unwrap(), "Nodes searched: 2039");
+    assert_eq!(
+        gui.until("Nodes searched").last().unwrap(),
+        "Nodes searched: 2039"
+    );
 }
 
 #[test]
@@ -333,8 +377,13 @@ fn display_shows_fen_and_polyglot_key() {
     gui.send("position startpos moves e2e4");
     gui.send("d");
     let lines = gui.sync();
-    assert!(lines.contains(&"Key: 823C9B50FD114196".to_string()), "{lines:#?}");
-    assert!(lines.iter().any(|l| l.starts_with(" | r | n | b | q | k | b | n | r | 8")));
+    assert!(
+        lines.contains(&"Key: 823C9B50FD114196".to_string()),
+        "{lines:#?}"
+    );
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with(" | r | n | b | q | k | b | n | r | 8")));
 }
 
 #[test]
@@ -344,7 +393,10 @@ fn option_names_are_case_insensitive_and_debug_log_records_the_transcript() {
     let mut gui = Gui::start();
     gui.send("setoption name hash value 32");
     gui.send("setoption name move overhead value 20");
-    gui.send(&format!("setoption name debug log file value {}", dir.display()));
+    gui.send(&format!(
+        "setoption name debug log file value {}",
+        dir.display()
+    ));
     let lines = gui.sync();
     assert_eq!(count(&lines, "info string error"), 0, "{lines:#?}");
     gui.send("quit");
@@ -358,7 +410,11 @@ fn option_names_are_case_insensitive_and_debug_log_records_the_transcript() {
 #[test]
 fn command_line_arguments_run_and_exit() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_brudno"))
-        .args(["perft", "2", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -"])
+        .args([
+            "perft",
+            "2",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -",
+        ])
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
@@ -368,5 +424,90 @@ fn command_line_arguments_run_and_exit() {
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.lines().last().unwrap().starts_with("bestmove "), "{text}");
+    assert!(
+        text.lines().last().unwrap().starts_with("bestmove "),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_embedded_book_answers_in_the_opening_and_ownbook_false_never_consults_it() {
+    let mut gui = Gui::start();
+    gui.send("position startpos");
+    gui.send("go wtime 10000 btime 10000");
+    let lines = gui.until("bestmove");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string book move ")),
+        "{lines:#?}"
+    );
+    assert_eq!(
+        count(&lines, "info depth"),
+        0,
+        "a book move is played without searching"
+    );
+    let best = bestmove_of(&lines);
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with(&format!("info string book move {best} (weight "))));
+
+    gui.send("setoption name OwnBook value false");
+    gui.send("go wtime 10000 btime 10000");
+    let lines = gui.until("bestmove");
+    assert_eq!(count(&lines, "info string book"), 0, "{lines:#?}");
+    assert!(count(&lines, "info depth") > 0);
+}
+
+#[test]
+fn outside_the_book_the_engine_searches_and_a_bad_book_file_falls_back() {
+    let mut gui = Gui::start();
+    gui.send("setoption name BookFile value /no/such/book.bin");
+    let lines = gui.sync();
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("info string error: book file /no/such/book.bin not used")));
+    gui.send("position startpos");
+    gui.send("go wtime 10000 btime 10000");
+    let lines = gui.until("bestmove");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string book move ")),
+        "embedded book still used"
+    );
+
+    gui.send("position fen r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 9");
+    gui.send("go depth 4");
+    let lines = gui.until("bestmove");
+    assert_eq!(count(&lines, "info string book"), 0);
+    assert!(count(&lines, "info depth") > 0);
+}
+
+#[test]
+fn syzygy_tables_restrict_the_root_to_moves_that_keep_the_result() {
+    let mut gui = Gui::start();
+    gui.send("setoption name SyzygyPath value /no/such/folder");
+    assert!(gui
+        .sync()
+        .iter()
+        .any(|l| l.starts_with("info string error: SyzygyPath not used")));
+    gui.send(&format!(
+        "setoption name SyzygyPath value {}/tests/data/syzygy",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    assert!(gui
+        .sync()
+        .iter()
+        .any(|l| l.starts_with("info string Syzygy tablebases:")));
+    // KRK, the rook side to move: only winning moves are kept.
+    gui.send("position fen 8/8/8/3k4/8/8/3r4/K7 b - - 0 1");
+    gui.send("go depth 6");
+    let lines = gui.until("bestmove");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string tablebase win")),
+        "{lines:#?}"
+    );
 }

@@ -61,8 +61,20 @@ const fn build() -> Masks {
             m.passed[c][sq] = ahead & (file_bits(f) | adjacent_files_bits(f));
             // The 3x3 box around the king, moved in from the edges: a king on the back rank
             // looks two ranks ahead, one in the corner two files across.
-            let kf = if f == 0 { 1 } else if f == 7 { 6 } else { f };
-            let kr = if r == 0 { 1 } else if r == 7 { 6 } else { r };
+            let kf = if f == 0 {
+                1
+            } else if f == 7 {
+                6
+            } else {
+                f
+            };
+            let kr = if r == 0 {
+                1
+            } else if r == 7 {
+                6
+            } else {
+                r
+            };
             let mut zone = 0u64;
             let mut i = 0;
             while i < 9 {
@@ -171,7 +183,10 @@ mod tests {
         let z = king_zone(Color::White, sq("g1"));
         assert_eq!(z.count(), 9);
         assert!(z.contains(sq("h3")) && z.contains(sq("f1")) && !z.contains(sq("e1")));
-        assert_eq!(king_zone(Color::Black, sq("g8")), Bitboard(z.0.swap_bytes()));
+        assert_eq!(
+            king_zone(Color::Black, sq("g8")),
+            Bitboard(z.0.swap_bytes())
+        );
         assert_eq!(king_zone(Color::White, sq("e8")).count(), 9);
         assert_eq!(distance(sq("a1"), sq("h5")), 7);
         assert!(same_colour_squares(sq("a1")).contains(sq("h8")));

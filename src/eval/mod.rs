@@ -2,17 +2,25 @@
 //!
 //! A hand-crafted, tapered evaluation: every term is a (middlegame, endgame) weight times a count
 //! from the position, summed for each side; the two halves are blended by the game phase
-//! (non-pawn material) and the endgame half is scaled down in drawish endings. The weights live in
+//! (non-pawn material) and the result is scaled down in drawish endings. The weights live in
 //! `weights.rs`, written by the Texel tuner in `tune.rs`; `params.rs` says which is which.
 //!
 //! - `terms.rs`: the terms themselves (material, piece squares, mobility, king safety, pieces,
 //!   threats, passed pawns, tempo) and the endgame scaling;
 //! - `pawns.rs`: pawn structure, cached in a pawn table by `Evaluator`;
-//! - `trace.rs`: the `eval` command's table.
+//! - `params.rs` / `weights.rs`: the layout of the weight table and its (generated) values;
+//! - `score.rs`: the packed middlegame/endgame pair; `masks.rs`: square sets;
+//! - `trace.rs`: the `eval` command's table;
+//! - `tune.rs` (with `pgn.rs`): the Texel tuner behind `brudno tune`.
+//!
+//! Nothing is updated incrementally: `Position` (copy-make, in the rules core) carries no
+//! evaluation accumulator, and material plus piece squares from scratch are one table lookup per
+//! piece. Pawn structure is cached instead.
 
 mod masks;
 pub mod params;
 mod pawns;
+mod pgn;
 pub mod score;
 mod terms;
 mod trace;

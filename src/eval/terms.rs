@@ -3,8 +3,7 @@
 //! vectors for the tuner).
 
 use super::masks::{
-    adjacent_files, attack_span, distance, file, forward_file, king_zone, pawn_attacks, push,
-    same_colour_squares,
+    attack_span, distance, file, forward_file, king_zone, pawn_attacks, push, same_colour_squares,
 };
 use super::params::*;
 use super::pawns::{evaluate_pawns, PawnTable};
@@ -38,10 +37,11 @@ pub(crate) struct Breakdown {
     pub white: i32,
 }
 
-/// Blends middlegame and endgame by phase, the endgame part scaled down in drawish endings.
+/// Blends middlegame and endgame by phase, and scales the result down in drawish endings (all of
+/// it: in a dead draw with a minor piece left the middlegame share is not small).
 #[inline(always)]
 pub(crate) fn blend(score: S, phase: i32, scale: i32) -> i32 {
-    (score.mg() * phase + score.eg() * (MAX_PHASE - phase) * scale / SCALE_NORMAL) / MAX_PHASE
+    (score.mg() * phase + score.eg() * (MAX_PHASE - phase)) * scale / SCALE_NORMAL / MAX_PHASE
 }
 
 struct Eval<'a, T: Trace> {
@@ -166,7 +166,7 @@ impl<T: Trace> Eval<'_, T> {
                             let kind = (t == Bishop) as usize;
                             self.add(c, OUTPOST + 2 * kind + defended, 1);
                         }
-                        if our_pawns.contains(sq.offset(c.forward())) {
+                        if (push(c, Bitboard::from_square(sq)) & our_pawns).any() {
                             self.add(c, MINOR_BEHIND_PAWN, 1);
                         }
                         if t == Bishop {
@@ -255,7 +255,11 @@ impl<T: Trace> Eval<'_, T> {
             let edge = f.min(7 - f) as usize;
             let own = ours & on_file & not_behind;
             let shield = if own.any() {
-                let nearest = if c == Color::White { own.lsb() } else { own.msb() };
+                let nearest = if c == Color::White {
+                    own.lsb()
+                } else {
+                    own.msb()
+                };
                 c.relative_rank(nearest.rank()) as usize
             } else {
                 0
@@ -264,7 +268,11 @@ impl<T: Trace> Eval<'_, T> {
 
             let enemy = theirs & on_file & not_behind;
             if enemy.any() {
-                let nearest = if c == Color::White { enemy.lsb() } else { enemy.msb() };
+                let nearest = if c == Color::White {
+                    enemy.lsb()
+                } else {
+                    enemy.msb()
+                };
                 let rr = c.relative_rank(nearest.rank()) as usize;
                 let blocked = ours.contains(nearest.offset(-c.forward()));
                 self.add(c, if blocked { KS_STORM_BLOCKED } else { KS_STORM } + rr, 1);
@@ -350,8 +358,16 @@ impl<T: Trace> Eval<'_, T> {
             let stop = sq.offset(c.forward());
             let factor = rr as i32 - 2;
             if factor > 0 {
-                self.add(c, PASSED_KING_OWN + distance(own_king, stop) as usize, factor);
-                self.add(c, PASSED_KING_THEIR + distance(their_king, stop) as usize, factor);
+                self.add(
+                    c,
+                    PASSED_KING_OWN + distance(own_king, stop) as usize,
+                    factor,
+                );
+                self.add(
+                    c,
+                    PASSED_KING_THEIR + distance(their_king, stop) as usize,
+                    factor,
+                );
             }
             let path = forward_file(c, sq);
             if !self.occ.contains(stop) {
@@ -364,7 +380,8 @@ impl<T: Trace> Eval<'_, T> {
                 // The rule of the square: can the king reach the queening square in time?
                 let queening = Square::from_coords(sq.file(), c.relative_rank(7));
                 let pawn_moves = (7 - rr as i32).min(5);
-                let king_moves = distance(their_king, queening) - (pos.side_to_move() == them) as i32;
+                let king_moves =
+                    distance(their_king, queening) - (pos.side_to_move() == them) as i32;
                 if king_moves > pawn_moves {
                     self.add(c, PASSED_UNSTOPPABLE, 1);
                 }
@@ -382,8 +399,18 @@ fn non_pawn_material(pos: &Position, c: Color) -> i32 {
 }
 
 /// How much of the endgame score the stronger side can hope to keep, in 128ths.
-pub(crate) fn endgame_scale(pos: &Position, eg: i32) -> i32 {
-    let strong = if eg >= 0 { Color::White } else { Color::Black };
+pub(crate) fn endgame_scale(pos: &Position, score: S) -> i32 {
+    // The side ahead in the endgame (in the middlegame on a tie, so mirrored positions agree).
+    let lead = if score.eg() != 0 {
+        score.eg()
+    } else {
+        score.mg()
+    };
+    let strong = if lead >= 0 {
+        Color::White
+    } else {
+        Color::Black
+    };
     let weak = strong.flip();
     let strong_pawns = pos.colored(strong, Pawn);
     let (npm_s, npm_w) = (non_pawn_material(pos, strong), non_pawn_material(pos, weak));
@@ -401,14 +428,23 @@ pub(crate) fn endgame_scale(pos: &Position, eg: i32) -> i32 {
         }
     }
 
-    let bishops = [pos.colored(Color::White, Bishop), pos.colored(Color::Black, Bishop)];
+    let bishops = [
+        pos.colored(Color::White, Bishop),
+        pos.colored(Color::Black, Bishop),
+    ];
     if bishops[0].count() == 1
         && bishops[1].count() == 1
         && same_colour_squares(bishops[0].lsb()) != same_colour_squares(bishops[1].lsb())
     {
-        // Opposite-coloured bishops: the defender blockades on the other colour.
-        let pure = npm_s == PIECE_VALUES[2] && npm_w == PIECE_VALUES[2];
-        return if pure { 48 } else { 96 };
+        // Opposite-coloured bishops: the defender blockades on the other colour. With a rook
+        // each as well it is still drawish; with more on the board it is a middlegame.
+        let b = PIECE_VALUES[2];
+        if npm_s == b && npm_w == b {
+            return 48;
+        }
+        if npm_s <= b + PIECE_VALUES[3] && npm_w <= b + PIECE_VALUES[3] {
+            return 96;
+        }
     }
 
     // Bishop and rook pawns with the wrong bishop: the defending king in the corner holds.
@@ -474,7 +510,7 @@ pub(crate) fn evaluate_traced<T: Trace>(
     e.add(pos.side_to_move(), TEMPO, 1);
 
     let score = e.score[0] - e.score[1] + pawns.score;
-    let scale = endgame_scale(pos, score.eg());
+    let scale = endgame_scale(pos, score);
     let white = blend(score, phase, scale).clamp(-EVAL_LIMIT, EVAL_LIMIT);
     Breakdown {
         score,
@@ -500,10 +536,26 @@ mod tests {
         assert_eq!(scale_of("8/8/4k3/8/8/3BK3/8/8 w - - 0 1"), 0, "KBK");
         assert_eq!(scale_of("8/8/4k3/8/8/2NNK3/8/8 w - - 0 1"), 0, "KNNK");
         assert_eq!(scale_of("8/8/4k3/3b4/8/3RK3/8/8 w - - 0 1"), 16, "KRKB");
-        assert_eq!(scale_of("8/5k2/8/8/8/3B4/P7/K7 w - - 0 1"), 128, "KBPK, king far");
-        assert_eq!(scale_of("k7/8/8/8/8/3B4/P7/K7 w - - 0 1"), 0, "KBPK, wrong bishop");
-        assert_eq!(scale_of("k7/8/8/8/8/4B3/P7/K7 w - - 0 1"), 128, "KBPK, right bishop");
-        assert_eq!(scale_of("8/4k3/3b4/8/8/3BK3/PP6/8 w - - 0 1"), 48, "pure OCB");
+        assert_eq!(
+            scale_of("8/5k2/8/8/8/3B4/P7/K7 w - - 0 1"),
+            128,
+            "KBPK, king far"
+        );
+        assert_eq!(
+            scale_of("k7/8/8/8/8/4B3/P7/K7 w - - 0 1"),
+            0,
+            "KBPK, wrong bishop"
+        );
+        assert_eq!(
+            scale_of("k7/8/8/8/8/3B4/P7/K7 w - - 0 1"),
+            128,
+            "KBPK, right bishop"
+        );
+        assert_eq!(
+            scale_of("8/4k3/3b4/8/8/3BK3/PP6/8 w - - 0 1"),
+            48,
+            "pure OCB"
+        );
         assert_eq!(scale_of("8/4k3/8/8/8/4K3/8/3QR3 w - - 0 1"), 128, "KQRK");
         assert_eq!(scale_of("8/4k3/3r4/8/8/3QK3/8/8 w - - 0 1"), 128, "KQKR");
     }

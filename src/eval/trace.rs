@@ -50,8 +50,14 @@ pub fn trace(pos: &Position) -> String {
     let b = evaluate_traced(pos, None, &mut t);
     let mut out = String::new();
     let rule = "----------------+-------------+-------------+--------------------";
-    let _ = writeln!(out, "      Term      |    White    |    Black    |        Total");
-    let _ = writeln!(out, "                |   MG    EG  |   MG    EG  |   MG    EG   Blend");
+    let _ = writeln!(
+        out,
+        "      Term      |    White    |    Black    |        Total"
+    );
+    let _ = writeln!(
+        out,
+        "                |   MG    EG  |   MG    EG  |   MG    EG   Blend"
+    );
     let _ = writeln!(out, "{rule}");
     for (i, term) in Term::ALL.iter().enumerate() {
         let [w, bl] = t.sums[i];

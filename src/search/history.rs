@@ -52,7 +52,9 @@ impl Histories {
 
     pub fn clear(&mut self) {
         self.butterfly = [[[0; 64]; 64]; 2];
-        self.continuation.iter_mut().for_each(|r| *r = [0; PIECE_TO]);
+        self.continuation
+            .iter_mut()
+            .for_each(|r| *r = [0; PIECE_TO]);
         self.capture.iter_mut().for_each(|r| *r = [0; 6]);
         self.counter = [Move::NULL; PIECE_TO];
     }
@@ -93,7 +95,10 @@ impl Histories {
     #[inline(always)]
     fn update_quiet(&mut self, pos: &Position, m: Move, cont: &[Option<PieceTo>; 2], b: i32) {
         let side = pos.side_to_move().index();
-        gravity(&mut self.butterfly[side][m.from().index()][m.to().index()], b);
+        gravity(
+            &mut self.butterfly[side][m.from().index()][m.to().index()],
+            b,
+        );
         if let Some(piece) = pos.piece_at(m.from()) {
             let pt = piece_to(piece, m) as usize;
             for c in cont.iter().flatten() {

@@ -79,6 +79,41 @@ fn in_generated(pos: &Position, m: Move) -> bool {
     list.contains(m)
 }
 
+/// Whether `m` (legal here) checks the opponent's king, directly or by discovery, without
+/// playing it. Castling and en passant, rare and with two pieces moving, are played out.
+#[inline(always)]
+pub fn gives_check(pos: &Position, m: Move) -> bool {
+    if matches!(m.kind(), MoveKind::Castling | MoveKind::EnPassant) {
+        return pos.after(m).in_check();
+    }
+    let us = pos.side_to_move();
+    let ksq = pos.king_square(us.flip());
+    let (from, to) = (m.from(), m.to());
+    let moved = match m.promotion_piece() {
+        Some(p) => p,
+        None => match pos.piece_at(from) {
+            Some(p) => p.kind(),
+            None => return false,
+        },
+    };
+    let occ = pos.occupied().without(from).with(to);
+    // Our pieces after the move, by kind (the mover counted on its new square only).
+    let ours = |t: PieceType| {
+        let b = pos.colored(us, t).without(from);
+        if t == moved {
+            b.with(to)
+        } else {
+            b
+        }
+    };
+    let diag = ours(PieceType::Bishop) | ours(PieceType::Queen);
+    let ortho = ours(PieceType::Rook) | ours(PieceType::Queen);
+    (attacks::bishop(ksq, occ) & diag).any()
+        || (attacks::rook(ksq, occ) & ortho).any()
+        || (attacks::knight(ksq) & ours(PieceType::Knight)).any()
+        || (attacks::pawn(us.flip(), ksq) & ours(PieceType::Pawn)).any()
+}
+
 /// Captures (en passant included) and promotions: the moves `GenType::Noisy` produces.
 #[inline(always)]
 pub fn is_noisy(pos: &Position, m: Move) -> bool {
@@ -152,6 +187,37 @@ mod tests {
             // and one ply deeper, to reach replies with checks and pins
             for &m in pos.legal_moves().iter().take(12) {
                 check_all_raw_moves(&pos.after(m));
+            }
+        }
+    }
+
+    #[test]
+    fn gives_check_agrees_with_playing_the_move() {
+        let fens = [
+            crate::chess::START_FEN,
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1",
+            "4k3/8/8/8/8/8/3B4/R3K2R w KQ - 0 1",
+            "3k4/8/8/2Pp4/1K6/8/8/8 w - d6 0 1",
+        ];
+        for fen in fens {
+            let pos = Position::from_fen(fen).unwrap();
+            let mut seen = vec![pos];
+            for &m in pos.legal_moves().iter() {
+                seen.push(pos.after(m));
+            }
+            for p in seen {
+                for &m in p.legal_moves().iter() {
+                    assert_eq!(
+                        gives_check(&p, m),
+                        p.after(m).in_check(),
+                        "{m:?} in {}",
+                        p.to_fen()
+                    );
+                }
             }
         }
     }

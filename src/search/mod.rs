@@ -2,8 +2,23 @@
 //! It is a library API: a position, its game history and limits go in; events and a result
 //! come out. It knows nothing about text protocols (the UCI layer formats its events).
 
+mod alphabeta;
+pub mod bench;
+pub mod history;
+mod iterate;
+pub mod legality;
+pub mod picker;
+pub mod score;
+pub mod see;
+pub mod time;
+pub mod tt;
+mod tune_tmp;
+
 use crate::chess::{Move, Position};
+use alphabeta::{Search, Switches, Tables};
+use iterate::Driver;
 use std::sync::atomic::{AtomicBool, Ordering};
+use tt::TranspositionTable;
 
 /// What `go` asked for. Times are in milliseconds as the GUI sent them (they may be negative:
 /// a GUI that lets the clock run out sends that; treat them as zero).
@@ -26,10 +41,33 @@ pub struct Limits {
 }
 
 /// Settings that come from UCI options rather than from `go`.
+///
+/// The switches turn the search methods of the lecture's closing slides on and off, so that
+/// each one's worth can be measured. `forward_pruning` is the master switch over the five
+/// pruning methods below it; `quiescence` and `check_extension` are separate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchOptions {
     pub multipv: usize,
     pub move_overhead_ms: u64,
+    /// `ForwardPruning`: off disables null move, LMR, futility, LMP and SEE pruning.
+    pub forward_pruning: bool,
+    /// `NullMovePruning` (with a zugzwang guard and verification at high depth).
+    pub null_move_pruning: bool,
+    /// `LateMoveReductions` (log table, re-search; includes internal iterative reduction).
+    pub late_move_reductions: bool,
+    /// `FutilityPruning`: reverse futility, futility, razoring, and delta pruning in
+    /// quiescence.
+    pub futility_pruning: bool,
+    /// `LateMovePruning`.
+    pub late_move_pruning: bool,
+    /// `SeePruning`: losing captures and quiet moves that hang material, in the main search
+    /// and in quiescence.
+    pub see_pruning: bool,
+    /// `Quiescence`: off = the static evaluation at depth 0 (evasions are still searched
+    /// when in check, so that mates are seen).
+    pub quiescence: bool,
+    /// `CheckExtension`.
+    pub check_extension: bool,
 }
 
 impl Default for SearchOptions {
@@ -37,6 +75,14 @@ impl Default for SearchOptions {
         SearchOptions {
             multipv: 1,
             move_overhead_ms: 10,
+            forward_pruning: true,
+            null_move_pruning: true,
+            late_move_reductions: true,
+            futility_pruning: true,
+            late_move_pruning: true,
+            see_pruning: true,
+            quiescence: true,
+            check_extension: true,
         }
     }
 }
@@ -134,21 +180,30 @@ impl SearchControl {
 
 /// The searcher keeps what lives across searches (transposition table, histories).
 pub struct Searcher {
-    hash_mb: usize,
+    tt: TranspositionTable,
+    tables: Box<Tables>,
 }
 
 impl Searcher {
     pub fn new(hash_mb: usize) -> Searcher {
-        Searcher { hash_mb }
+        Searcher {
+            tt: TranspositionTable::new(hash_mb),
+            tables: Tables::new(),
+        }
     }
 
     /// Resizes the transposition table (clearing it).
     pub fn set_hash_size(&mut self, mb: usize) {
-        self.hash_mb = mb;
+        // Free the old table first, so that both never need to fit in memory at once.
+        self.tt = TranspositionTable::new(1);
+        self.tt = TranspositionTable::new(mb);
     }
 
     /// Forgets everything learnt (`ucinewgame`, `Clear Hash`).
-    pub fn clear(&mut self) {}
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.tables.clear();
+    }
 
     /// Searches `root`. `history` holds the keys of the game's earlier positions, oldest
     /// first, root excluded, for repetition detection. Returns when a limit is reached or
@@ -163,33 +218,36 @@ impl Searcher {
         control: &SearchControl,
         report: &mut dyn FnMut(SearchEvent),
     ) -> SearchResult {
-        // Placeholder until the real search lands: the first legal move, after waiting for a stop
-        // when told to search without limit.
-        let _ = (history, options, self.hash_mb);
-        let moves = root.legal_moves();
-        let best = moves.first().copied();
-        if let Some(m) = best {
-            report(SearchEvent::Line(LineInfo {
-                depth: 1,
-                seldepth: 1,
-                multipv: 1,
-                score: Score::Cp(0),
-                bound: Bound::Exact,
-                nodes: 1,
-                time_ms: 0,
-                hashfull: 0,
-                pv: vec![m],
-            }));
+        let moves = Driver::root_moves(root, &limits.searchmoves);
+        if moves.is_empty() {
+            let score = if root.in_check() {
+                Score::Mate(0)
+            } else {
+                Score::Cp(0)
+            };
+            return SearchResult {
+                best: None,
+                ponder: None,
+                score: Some(score),
+                depth: 0,
+                nodes: 0,
+            };
         }
-        while (limits.infinite || control.pondering()) && !control.stop_requested() {
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
-        SearchResult {
-            best,
-            ponder: None,
-            score: Some(Score::Cp(0)),
-            depth: 1,
-            nodes: 1,
-        }
+        self.tt.new_search();
+        let t = &mut *self.tables;
+        t.keys.clear();
+        t.keys.extend_from_slice(history);
+        t.keys.resize(history.len() + score::MAX_PLY + 4, 0);
+        let mut search = Search::new(&self.tt, t, control, Switches::from_options(options));
+        search.root_idx = history.len();
+        let multipv = options.multipv.clamp(1, moves.len());
+        let mut driver = Driver {
+            s: &mut search,
+            root: *root,
+            moves,
+            report,
+            multipv,
+        };
+        driver.run(limits, options)
     }
 }

@@ -60,9 +60,17 @@ impl MovePicker {
         counter: Move,
         cont: [Option<PieceTo>; 2],
     ) -> MovePicker {
-        let tt_move = if is_legal(pos, tt_move) { tt_move } else { Move::NULL };
+        let tt_move = if is_legal(pos, tt_move) {
+            tt_move
+        } else {
+            Move::NULL
+        };
         MovePicker {
-            stage: if tt_move.is_null() { Stage::GenNoisy } else { Stage::TtMove },
+            stage: if tt_move.is_null() {
+                Stage::GenNoisy
+            } else {
+                Stage::TtMove
+            },
             tt_move,
             killers,
             counter,
@@ -81,7 +89,11 @@ impl MovePicker {
     /// A picker for quiescence: noisy moves only, or every evasion when in check.
     pub fn quiescence(pos: &Position, tt_move: Move) -> MovePicker {
         let in_check = pos.in_check();
-        let tt_move = if in_check || is_noisy(pos, tt_move) { tt_move } else { Move::NULL };
+        let tt_move = if in_check || is_noisy(pos, tt_move) {
+            tt_move
+        } else {
+            Move::NULL
+        };
         let mut p = MovePicker::new(pos, tt_move, [Move::NULL; 2], Move::NULL, [None; 2]);
         p.noisy_only = !in_check;
         p
@@ -138,7 +150,11 @@ impl MovePicker {
                 Stage::Killer1 | Stage::Killer2 => {
                     let second = self.stage == Stage::Killer2;
                     let k = self.killers[second as usize];
-                    self.stage = if second { Stage::Counter } else { Stage::Killer2 };
+                    self.stage = if second {
+                        Stage::Counter
+                    } else {
+                        Stage::Killer2
+                    };
                     if self.skip_quiets {
                         self.stage = Stage::BadNoisy;
                         continue;
@@ -226,7 +242,9 @@ fn is_quiet_legal(pos: &Position, m: Move) -> bool {
 fn noisy_score(pos: &Position, m: Move, hist: &Histories) -> i32 {
     let victim = pos.captured(m).map_or(0, |t| PIECE_VALUES[t.index()]);
     let promo = m.promotion_piece().map_or(0, |p| PIECE_VALUES[p.index()]);
-    let attacker = pos.piece_at(m.from()).map_or(0, |p| p.kind().index() as i32);
+    let attacker = pos
+        .piece_at(m.from())
+        .map_or(0, |p| p.kind().index() as i32);
     (victim + promo) * 32 - attacker + hist.capture_score(pos, m) / 16
 }
 

@@ -102,10 +102,16 @@ mod tests {
     fn exchanges() {
         let [p, n, b, r, _q, _] = PIECE_VALUES;
         // Undefended pawn.
-        assert_eq!(see_of("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5"), p);
+        assert_eq!(
+            see_of("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5"),
+            p
+        );
         // Knight takes a pawn defended by a pawn... and more.
         assert_eq!(
-            see_of("1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1", "d3e5"),
+            see_of(
+                "1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1",
+                "d3e5"
+            ),
             p - n
         );
         // Rook takes a rook defended by a rook: an even trade.

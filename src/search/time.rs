@@ -30,7 +30,11 @@ pub fn budget(limits: &Limits, side: Color, overhead_ms: u64) -> Option<TimeBudg
     if let Some(mt) = limits.movetime {
         // A fixed time per move: use it all, less the overhead, but at least a millisecond.
         let t = (mt.max(0) - overhead).max(1) as u64;
-        return Some(TimeBudget { soft_ms: t, hard_ms: t, scalable: false });
+        return Some(TimeBudget {
+            soft_ms: t,
+            hard_ms: t,
+            scalable: false,
+        });
     }
     let (time, inc) = match side {
         Color::White => (limits.wtime, limits.winc),
@@ -38,7 +42,9 @@ pub fn budget(limits: &Limits, side: Color, overhead_ms: u64) -> Option<TimeBudg
     };
     let time = time?.max(0);
     let inc = inc.unwrap_or(0).max(0);
-    let mtg = limits.movestogo.map_or(DEFAULT_MOVES_TO_GO, |m| (m as i64).clamp(1, 50));
+    let mtg = limits
+        .movestogo
+        .map_or(DEFAULT_MOVES_TO_GO, |m| (m as i64).clamp(1, 50));
 
     // What we may spend in all, keeping the overhead in hand for this move and a little
     // for each of the moves to come.
@@ -48,10 +54,18 @@ pub fn budget(limits: &Limits, side: Color, overhead_ms: u64) -> Option<TimeBudg
     let ideal = avail / mtg + inc * 3 / 4;
     // Never plan to use more than 80% of what is left in one move, nor the last moves'
     // whole share when the GUI counts moves to the control.
-    let max_share = if mtg == 1 { avail * 9 / 10 } else { avail * 4 / 5 };
+    let max_share = if mtg == 1 {
+        avail * 9 / 10
+    } else {
+        avail * 4 / 5
+    };
     let hard = (ideal * 5).min(max_share).max(1);
     let soft = ideal.min(hard).max(1);
-    Some(TimeBudget { soft_ms: soft as u64, hard_ms: hard as u64, scalable: true })
+    Some(TimeBudget {
+        soft_ms: soft as u64,
+        hard_ms: hard as u64,
+        scalable: true,
+    })
 }
 
 /// How much of the soft limit to use after an iteration.
@@ -93,18 +107,30 @@ mod tests {
     #[test]
     fn no_clock_no_budget() {
         assert_eq!(budget(&Limits::default(), Color::White, 10), None);
-        let l = Limits { depth: Some(5), ..Default::default() };
+        let l = Limits {
+            depth: Some(5),
+            ..Default::default()
+        };
         assert_eq!(budget(&l, Color::Black, 10), None);
-        let l = Limits { infinite: true, ..clock(1000, 0, None) };
+        let l = Limits {
+            infinite: true,
+            ..clock(1000, 0, None)
+        };
         assert_eq!(budget(&l, Color::White, 10), None);
     }
 
     #[test]
     fn movetime_uses_it_all_less_overhead() {
-        let l = Limits { movetime: Some(100), ..Default::default() };
+        let l = Limits {
+            movetime: Some(100),
+            ..Default::default()
+        };
         let b = budget(&l, Color::White, 10).unwrap();
         assert_eq!((b.soft_ms, b.hard_ms, b.scalable), (90, 90, false));
-        let l = Limits { movetime: Some(-5), ..Default::default() };
+        let l = Limits {
+            movetime: Some(-5),
+            ..Default::default()
+        };
         assert_eq!(budget(&l, Color::White, 10).unwrap().hard_ms, 1);
     }
 

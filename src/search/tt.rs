@@ -202,7 +202,8 @@ impl TranspositionTable {
             if mv == 0 {
                 mv = o.mv;
             }
-            let keep = bound != Bound::Exact && o.gen == gen && (depth as i32) + 4 <= o.depth as i32;
+            let keep =
+                bound != Bound::Exact && o.gen == gen && (depth as i32) + 4 <= o.depth as i32;
             if keep {
                 return;
             }
@@ -256,7 +257,13 @@ mod tests {
         let hit = tt.probe(0x1234_5678_9abc_def0, 0).unwrap();
         assert_eq!(
             hit,
-            TtHit { mv: m, score: -77, eval: 12, depth: 9, bound: Bound::Lower }
+            TtHit {
+                mv: m,
+                score: -77,
+                eval: 12,
+                depth: 9,
+                bound: Bound::Lower
+            }
         );
         assert!(tt.probe(0x1234_5678_9abc_def1, 0).is_none());
     }
@@ -286,11 +293,24 @@ mod tests {
     fn torn_entries_miss() {
         let tt = TranspositionTable::new(1);
         let key = 0xdead_beef_u64;
-        tt.store(key, 0, Move::new(Square::A1, Square::H1), 1, 2, 3, Bound::Exact);
+        tt.store(
+            key,
+            0,
+            Move::new(Square::A1, Square::H1),
+            1,
+            2,
+            3,
+            Bound::Exact,
+        );
         // Simulate another thread overwriting only the data word.
         let b = tt.bucket(key);
-        let e = b.entries.iter().find(|e| e.data.load(Ordering::Relaxed) != 0).unwrap();
-        e.data.store(e.data.load(Ordering::Relaxed) ^ 0xffff, Ordering::Relaxed);
+        let e = b
+            .entries
+            .iter()
+            .find(|e| e.data.load(Ordering::Relaxed) != 0)
+            .unwrap();
+        e.data
+            .store(e.data.load(Ordering::Relaxed) ^ 0xffff, Ordering::Relaxed);
         assert!(tt.probe(key, 0).is_none());
     }
 

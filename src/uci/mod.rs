@@ -7,9 +7,11 @@ pub mod format;
 pub mod options;
 pub mod output;
 
+use crate::book::{self, Book};
 use crate::chess::{perft, Position, START_FEN};
 use crate::engine::{Engine, SearchJob};
 use crate::search::{Limits, SearchOptions};
+use crate::tablebase::Tablebases;
 use command::{Command, GoParams, PositionBase};
 use options::{OptionSpec, OptionValue};
 use output::Output;
@@ -53,7 +55,14 @@ struct Settings {
     threads: i64,
     ponder: bool,
     own_book: bool,
-    book_file: String,
+    /// The book from `BookFile`; `None` means the embedded book.
+    book: Option<Book>,
+    book_depth: u32,
+    book_best_move: bool,
+    tablebases: Option<Tablebases>,
+    syzygy_probe_depth: u32,
+    syzygy_probe_limit: u32,
+    syzygy_50_move_rule: bool,
     chess960: bool,
     show_wdl: bool,
     search: SearchOptions,
@@ -97,7 +106,13 @@ impl Uci {
                 threads: 1,
                 ponder: false,
                 own_book: true,
-                book_file: String::new(),
+                book: None,
+                book_depth: 32,
+                book_best_move: false,
+                tablebases: None,
+                syzygy_probe_depth: 1,
+                syzygy_probe_limit: 7,
+                syzygy_50_move_rule: true,
                 chess960: false,
                 show_wdl: false,
                 search: SearchOptions::default(),
@@ -190,7 +205,9 @@ impl Uci {
         match command::parse(line) {
             Command::IsReady => self.out.line("readyok"),
             Command::Stop | Command::PonderHit
-                if pending.iter().any(|l| matches!(command::parse(l), Command::Go(_))) =>
+                if pending
+                    .iter()
+                    .any(|l| matches!(command::parse(l), Command::Go(_))) =>
             {
                 pending.push_back(line.to_string())
             }
@@ -293,7 +310,13 @@ impl Uci {
             ("Ponder", OptionValue::Bool(b)) => s.ponder = b,
             ("MultiPV", OptionValue::Int(n)) => s.search.multipv = n as usize,
             ("OwnBook", OptionValue::Bool(b)) => s.own_book = b,
-            ("BookFile", OptionValue::Text(path)) => s.book_file = path,
+            ("BookFile", OptionValue::Text(path)) => self.set_book_file(&path),
+            ("BookDepth", OptionValue::Int(n)) => s.book_depth = n as u32,
+            ("BookBestMove", OptionValue::Bool(b)) => s.book_best_move = b,
+            ("SyzygyPath", OptionValue::Text(path)) => self.set_syzygy_path(&path),
+            ("SyzygyProbeDepth", OptionValue::Int(n)) => s.syzygy_probe_depth = n as u32,
+            ("SyzygyProbeLimit", OptionValue::Int(n)) => s.syzygy_probe_limit = n as u32,
+            ("Syzygy50MoveRule", OptionValue::Bool(b)) => s.syzygy_50_move_rule = b,
             ("UCI_Chess960", OptionValue::Bool(b)) => s.chess960 = b,
             ("UCI_ShowWDL", OptionValue::Bool(b)) => s.show_wdl = b,
             ("Debug Log File", OptionValue::Text(path)) => {
@@ -301,8 +324,110 @@ impl Uci {
                     self.error(&format!("cannot open debug log file '{path}': {e}"));
                 }
             }
+            ("ForwardPruning", OptionValue::Bool(b)) => s.search.forward_pruning = b,
+            ("NullMovePruning", OptionValue::Bool(b)) => s.search.null_move_pruning = b,
+            ("LateMoveReductions", OptionValue::Bool(b)) => s.search.late_move_reductions = b,
+            ("FutilityPruning", OptionValue::Bool(b)) => s.search.futility_pruning = b,
+            ("LateMovePruning", OptionValue::Bool(b)) => s.search.late_move_pruning = b,
+            ("SeePruning", OptionValue::Bool(b)) => s.search.see_pruning = b,
+            ("Quiescence", OptionValue::Bool(b)) => s.search.quiescence = b,
+            ("CheckExtension", OptionValue::Bool(b)) => s.search.check_extension = b,
             (name, v) => log::warn!("option {name} = {v:?} has no effect"),
         }
+    }
+
+    fn set_book_file(&mut self, path: &str) {
+        self.settings.book = None;
+        if path.is_empty() {
+            return;
+        }
+        match Book::open(path) {
+            Ok(b) => {
+                self.out
+                    .info_string(&format!("book file {path}: {} entries", b.len()));
+                self.settings.book = Some(b);
+            }
+            Err(e) => self.out.info_string(&format!(
+                "error: book file {path} not used: {e}; using the embedded book"
+            )),
+        }
+    }
+
+    fn set_syzygy_path(&mut self, path: &str) {
+        self.settings.tablebases = None;
+        if path.is_empty() {
+            return;
+        }
+        match Tablebases::open(path) {
+            Ok(tb) => {
+                for w in tb.warnings() {
+                    self.out.info_string(w);
+                }
+                self.out.info_string(&tb.summary());
+                self.settings.tablebases = Some(tb);
+            }
+            Err(e) => self.error(&format!("SyzygyPath not used: {e}")),
+        }
+    }
+
+    /// The book move to play instead of searching, if the book is on and knows the position.
+    /// Not for analysis-style searches (`infinite`, `ponder`, `mate`, `searchmoves`).
+    fn book_move(
+        &self,
+        root: &Position,
+        params: &GoParams,
+    ) -> Option<(crate::chess::Move, u16, u32)> {
+        let s = &self.settings;
+        if !s.own_book
+            || params.infinite
+            || params.ponder
+            || params.mate.is_some()
+            || !params.searchmoves.is_empty()
+            || book::game_ply(root) >= s.book_depth
+        {
+            return None;
+        }
+        let book = s.book.as_ref().unwrap_or_else(|| Book::embedded());
+        let seed = root.key()
+            ^ std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+        book.pick(root, s.book_best_move, seed)
+    }
+
+    /// At a root the tables cover, only the moves that keep the tablebase result are searched.
+    fn tablebase_root_moves(&self, root: &Position, limits: &mut Limits) {
+        let s = &self.settings;
+        let Some(tb) = s.tablebases.as_ref() else {
+            return;
+        };
+        if root.occupied().count() > s.syzygy_probe_limit {
+            return;
+        }
+        let Some(result) = tb.probe_root(root, &self.game.history, s.syzygy_50_move_rule) else {
+            return;
+        };
+        let before = if limits.searchmoves.is_empty() {
+            result.moves.len()
+        } else {
+            limits.searchmoves.len()
+        };
+        let keep: Vec<_> = result
+            .keep
+            .iter()
+            .copied()
+            .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
+            .collect();
+        if keep.is_empty() {
+            return;
+        }
+        let result_name = format!("{:?}", result.wdl).to_lowercase();
+        self.out.info_string(&format!(
+            "tablebase {result_name}, dtz {}: {} of {before} moves keep it",
+            result.dtz,
+            keep.len()
+        ));
+        limits.searchmoves = keep;
     }
 
     /// `position …`: all or nothing. A bad FEN or an illegal move leaves the previous position
@@ -357,6 +482,13 @@ impl Uci {
             return;
         }
         let root = self.game.position;
+        if let Some((m, weight, total)) = self.book_move(&root, &params) {
+            let text = root.move_to_uci(m, self.settings.chess960);
+            self.out
+                .info_string(&format!("book move {text} (weight {weight} of {total})"));
+            self.out.line(&format!("bestmove {text}"));
+            return;
+        }
         let mut limits = Limits {
             wtime: params.wtime,
             btime: params.btime,
@@ -393,6 +525,8 @@ impl Uci {
             }
         }
 
+        self.tablebase_root_moves(&root, &mut limits);
+
         let job = SearchJob {
             root,
             history: self.game.history.clone(),
@@ -415,8 +549,11 @@ impl Uci {
                 }
             },
             move |result| {
-                out_done.line(&format::bestmove(&root, &result, style));
+                // SearchDone goes first: anything the GUI sends after reading `bestmove` must
+                // find the protocol thread idle. (It joins this thread, so it cannot act
+                // before the line below is out.)
                 let _ = tx.send(Input::SearchDone);
+                out_done.line(&format::bestmove(&root, &result, style));
             },
         );
     }
@@ -435,9 +572,12 @@ impl Uci {
         self.out.line(&format!("Nodes searched: {total}"));
     }
 
+    /// `bench [depth]`: the fixed benchmark, with the current search switches.
     fn bench(&mut self, depth: Option<u32>) {
-        let _ = depth;
-        self.error("bench is not available yet");
+        let options = self.settings.search.clone();
+        let result = crate::search::bench::bench_with(depth, &options);
+        self.out
+            .line(&format!("{} nodes {} nps", result.nodes, result.nps));
     }
 
     fn display(&self) {

@@ -42,7 +42,7 @@ pub const MAX_HASH_MB: i64 = 65536;
 
 pub fn registry() -> Vec<OptionSpec> {
     use OptionKind::*;
-    vec![
+    let mut specs = vec![
         OptionSpec {
             name: "Hash",
             kind: Spin {
@@ -114,8 +114,86 @@ pub fn registry() -> Vec<OptionSpec> {
             kind: Text { default: "" },
             help: "append the full I/O transcript, with timestamps, to this file",
         },
-    ]
+    ];
+    specs.extend([
+        OptionSpec {
+            name: "BookDepth",
+            kind: Spin {
+                default: 32,
+                min: 0,
+                max: 1000,
+            },
+            help: "use the book only before this game ply (half-move)",
+        },
+        OptionSpec {
+            name: "BookBestMove",
+            kind: Check { default: false },
+            help: "always play the book's highest-weight move (false: at random by weight)",
+        },
+        OptionSpec {
+            name: "SyzygyPath",
+            kind: Text { default: "" },
+            help: "folders with Syzygy tables, separated by ':' or ';'",
+        },
+        OptionSpec {
+            name: "SyzygyProbeDepth",
+            kind: Spin {
+                default: 1,
+                min: 1,
+                max: 100,
+            },
+            help: "minimum remaining depth for tablebase probes in the search",
+        },
+        OptionSpec {
+            name: "SyzygyProbeLimit",
+            kind: Spin {
+                default: 7,
+                min: 0,
+                max: 7,
+            },
+            help: "probe only positions with at most this many pieces",
+        },
+        OptionSpec {
+            name: "Syzygy50MoveRule",
+            kind: Check { default: true },
+            help: "count wins that the 50-move rule spoils as draws",
+        },
+    ]);
+    specs.extend(SEARCH_SWITCHES.iter().map(|&(name, help)| OptionSpec {
+        name,
+        kind: Check { default: true },
+        help,
+    }));
+    specs
 }
+
+/// The lecture's improvements, each a check option that is on by default
+/// (README, "What each method is worth").
+pub const SEARCH_SWITCHES: [(&str, &str); 8] = [
+    (
+        "ForwardPruning",
+        "master switch: off disables all the forward-pruning methods below",
+    ),
+    (
+        "NullMovePruning",
+        "null-move pruning (zugzwang guard, verification at high depth)",
+    ),
+    ("LateMoveReductions", "late-move reductions with re-search"),
+    (
+        "FutilityPruning",
+        "reverse futility, futility, razoring; delta pruning in quiescence",
+    ),
+    ("LateMovePruning", "skip late quiet moves at low depth"),
+    (
+        "SeePruning",
+        "prune moves that lose material by static exchange",
+    ),
+    (
+        "Quiescence",
+        "search captures until quiet at the horizon (off: static evaluation)",
+    ),
+    ("CheckExtension", "search one ply deeper when in check"),
+];
 
 /// Finds an option by name, ignoring case.
 pub fn find<'a>(specs: &'a [OptionSpec], name: &str) -> Option<&'a OptionSpec> {

@@ -35,7 +35,12 @@ impl Gui {
             }
         });
         let stdin = child.stdin.take();
-        Gui { child, stdin, lines: rx, transcript: Vec::new() }
+        Gui {
+            child,
+            stdin,
+            lines: rx,
+            transcript: Vec::new(),
+        }
     }
 
     pub fn send(&mut self, line: &str) {
@@ -66,8 +71,12 @@ impl Gui {
 
     /// Lines up to and including the first that starts with `prefix`; panics on timeout.
     pub fn until(&mut self, prefix: &str) -> Vec<String> {
-        self.until_within(prefix, TIMEOUT)
-            .unwrap_or_else(|| panic!("no '{prefix}' within {TIMEOUT:?}; transcript: {:#?}", self.transcript))
+        self.until_within(prefix, TIMEOUT).unwrap_or_else(|| {
+            panic!(
+                "no '{prefix}' within {TIMEOUT:?}; transcript: {:#?}",
+                self.transcript
+            )
+        })
     }
 
     pub fn until_within(&mut self, prefix: &str, timeout: Duration) -> Option<Vec<String>> {

@@ -1,0 +1,211 @@
+"""Command line of scripts/match (shared with the external runners' translation)."""
+import argparse
+import os
+import shlex
+import shutil
+
+from .engines import EngineSpec
+from .tc import parse_tc
+
+ENGINE_KEYS = {"cmd", "name", "proto", "arg", "args", "dir", "tc", "st", "nodes", "depth", "stderr"}
+ENGINE_DIRS = ["/usr/games", "/usr/local/games"]
+
+
+def keyvals(tokens, what):
+    """['a=1', 'option.Hash=16', 'Move Overhead=30'] -> [('a','1'), ...] (split at the first '=')."""
+    pairs = []
+    for tok in tokens:
+        if "=" not in tok:
+            raise SystemExit(f"{what}: expected KEY=VALUE, got '{tok}'")
+        k, v = tok.split("=", 1)
+        pairs.append((k.strip(), v.strip()))
+    return pairs
+
+
+def find_command(cmd):
+    """Resolve an engine command: as given, on PATH, or in /usr/games (Debian's engines)."""
+    if os.sep in cmd or os.path.exists(cmd):
+        return os.path.abspath(cmd)  # engines run in their own directory
+    found = shutil.which(cmd)
+    if found:
+        return found
+    for d in ENGINE_DIRS:
+        p = os.path.join(d, cmd)
+        if os.path.exists(p):
+            return p
+    return cmd
+
+
+def build_spec(pairs, each_pairs=()):
+    """An EngineSpec from -each then -engine KEY=VALUE pairs (the engine's own win)."""
+    cmd = None
+    name = None
+    proto = "uci"
+    args = []
+    options = {}
+    tc = None
+    cwd = None
+    stderr = None
+    for k, v in list(each_pairs) + list(pairs):
+        kl = k.lower()
+        if kl == "cmd":
+            cmd = v
+        elif kl == "name":
+            name = v
+        elif kl == "proto":
+            if v not in ("uci", "xboard"):
+                raise SystemExit(f"proto={v}: use uci or xboard")
+            proto = v
+        elif kl in ("arg", "args"):
+            args += shlex.split(v)
+        elif kl == "dir":
+            cwd = v
+        elif kl == "stderr":
+            stderr = v
+        elif kl == "tc":
+            tc = parse_tc(v)
+        elif kl in ("st", "nodes", "depth"):
+            tc = parse_tc(f"{kl}={v}")
+        else:
+            if kl.startswith("option."):
+                k = k[len("option."):]
+            options[k] = v
+    if cmd is None:
+        raise SystemExit("an engine needs cmd=PATH")
+    argv = shlex.split(cmd)
+    argv[0] = find_command(argv[0])
+    return EngineSpec(argv + args, name=name, proto=proto, options=options, tc=tc, cwd=cwd, stderr=stderr)
+
+
+def dedupe_names(specs):
+    names = [s.name for s in specs]
+    if len(set(names)) < len(names):
+        for i, s in enumerate(specs):
+            s.name = f"{s.name}-{i + 1}"
+
+
+def parse_sprt(tokens):
+    d = {"elo0": 0.0, "elo1": 5.0, "alpha": 0.05, "beta": 0.05}
+    for k, v in keyvals(tokens, "-sprt"):
+        if k not in d:
+            raise SystemExit(f"-sprt: unknown key '{k}' (elo0, elo1, alpha, beta)")
+        d[k] = float(v)
+    if d["elo1"] <= d["elo0"] or not (0 < d["alpha"] < 1 and 0 < d["beta"] < 1):
+        raise SystemExit("-sprt: need elo0 < elo1 and 0 < alpha, beta < 1")
+    return d
+
+
+def parser():
+    p = argparse.ArgumentParser(
+        prog="scripts/match",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Play games between two chess engines (UCI or xboard) and judge the result.",
+        epilog="""examples:
+  scripts/match target/release/brudno /tmp/old/brudno -tc 8+0.08 -games 200 \\
+      -openings ../shared/openings/8moves_v3_half.pgn -each OwnBook=false Hash=16 Threads=1
+  scripts/match -engine cmd=target/release/brudno name=new -engine cmd=/tmp/old/brudno name=old \\
+      -each tc=10+0.1 Hash=16 -sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 -games 20000 \\
+      -openings file=../shared/openings/2moves_v1.epd order=random -pgnout sprt.pgn
+  scripts/match -engine cmd=target/release/brudno -engine cmd=fairymax proto=xboard -tc 40/60
+
+engine keys: cmd= name= proto=uci|xboard args= dir= stderr= tc= st= nodes= depth=;
+any other KEY=VALUE (or option.KEY=VALUE) is an engine option (UCI setoption / xboard option).
+time controls: 40/60, 40/1:30+0.5, 10+0.1, st=0.1, nodes=5000, depth=8.""")
+    p.add_argument("engines", nargs="*", metavar="ENGINE", help="engine command (shorthand for -engine cmd=...)")
+    p.add_argument("-engine", "--engine", action="append", nargs="+", default=[], metavar="KEY=VALUE")
+    p.add_argument("-each", "--each", nargs="+", default=[], metavar="KEY=VALUE", help="applies to both engines")
+    p.add_argument("-tc", "--tc", help="time control for both engines (same as -each tc=...)")
+    p.add_argument("-games", "--games", type=int, default=100, help="games to play (rounded up to even; default 100)")
+    p.add_argument("-concurrency", "--concurrency", type=int, default=1)
+    p.add_argument("-openings", "--openings", nargs="+", metavar="KEY=VALUE", help="file=PATH (or just PATH) order=random|sequential start=N plies=N format=pgn|epd")
+    p.add_argument("-seed", "--seed", type=int, default=None, help="seed for the opening order")
+    p.add_argument("-pgnout", "--pgnout", help="append the games to this PGN file")
+    p.add_argument("-resign", "--resign", nargs="+", metavar="KEY=VALUE", help="movecount=N score=CP [twosided=true]: a side losing by score for N moves (and its opponent agreeing) loses")
+    p.add_argument("-draw", "--draw", nargs="+", metavar="KEY=VALUE", help="movenumber=N movecount=N score=CP: |score| <= CP for N moves of each side after move N is a draw")
+    p.add_argument("-maxmoves", "--maxmoves", type=int, default=0, help="draw after this many full moves")
+    p.add_argument("-tb", "--tb", nargs="+", metavar="ARG", help="PATH [pieces=N]: Syzygy tables for adjudication")
+    p.add_argument("-sprt", "--sprt", nargs="+", metavar="KEY=VALUE", help="elo0=0 elo1=5 alpha=0.05 beta=0.05: stop at a verdict")
+    p.add_argument("-timemargin", "--timemargin", type=int, default=50, metavar="MS",
+                   help="overstep of the clock tolerated before a time loss (default 50 ms)")
+    p.add_argument("-hangtimeout", "--hangtimeout", type=float, default=60.0, metavar="S",
+                   help="seconds an untimed (nodes/depth) move may take before the engine counts as stalled")
+    p.add_argument("-event", "--event", default="Brudno match")
+    p.add_argument("-runner", "--runner", choices=["auto", "python", "cutechess", "fastchess"], default="auto",
+                   help="auto: cutechess-cli or fastchess when on PATH, else the python-chess runner")
+    p.add_argument("-debug", "--debug", action="store_true", help="print all engine I/O to stderr")
+    p.add_argument("-quiet", "--quiet", action="store_true", help="no line per game")
+    p.add_argument("-strict", "--strict", action="store_true",
+                   help="exit with status 2 if any engine had an illegal move, crash, time loss, ...")
+    return p
+
+
+def parse_openings(tokens):
+    if not tokens:
+        return None
+    d = {"order": "random", "start": "1", "plies": None, "format": None}
+    for tok in tokens:
+        if "=" not in tok:
+            d["file"] = tok
+        else:
+            k, v = tok.split("=", 1)
+            d[k] = v
+    if "file" not in d:
+        raise SystemExit("-openings: need file=PATH")
+    return d
+
+
+def parse_adjudication(args):
+    from .play import Adjudication
+    a = Adjudication()
+    if args.resign:
+        for k, v in keyvals(args.resign, "-resign"):
+            if k == "movecount":
+                a.resign_moves = int(v)
+            elif k == "score":
+                a.resign_score = int(v)
+            elif k == "twosided":
+                a.resign_twosided = v.lower() in ("true", "1", "yes")
+            else:
+                raise SystemExit(f"-resign: unknown key {k}")
+    if args.draw:
+        for k, v in keyvals(args.draw, "-draw"):
+            if k == "movenumber":
+                a.draw_movenumber = int(v)
+            elif k == "movecount":
+                a.draw_moves = int(v)
+            elif k == "score":
+                a.draw_score = int(v)
+            else:
+                raise SystemExit(f"-draw: unknown key {k}")
+    a.max_moves = args.maxmoves
+    if args.tb:
+        import chess.syzygy
+        path = args.tb[0]
+        pieces = 7
+        for k, v in keyvals(args.tb[1:], "-tb"):
+            if k == "pieces":
+                pieces = int(v)
+        a.tb = chess.syzygy.open_tablebase(path)
+        # the largest table present bounds what can be probed
+        biggest = 0
+        for root, _, files in os.walk(path):
+            for f in files:
+                if f.endswith(".rtbw"):
+                    biggest = max(biggest, len(f.split(".")[0]) - 1)  # "KQvK" -> 3 pieces
+        a.tb_pieces = min(pieces, biggest)
+    return a
+
+
+def specs_from_args(args):
+    engine_lists = [["cmd=" + e] for e in args.engines] + args.engine
+    if len(engine_lists) != 2:
+        raise SystemExit(f"need exactly two engines, got {len(engine_lists)}")
+    each = keyvals(args.each, "-each")
+    if args.tc:
+        each = [("tc", args.tc)] + each
+    specs = [build_spec(keyvals(lst, "-engine"), each) for lst in engine_lists]
+    for s in specs:
+        if s.tc is None:
+            raise SystemExit(f"{s.name}: no time control (use -tc, -each tc=..., or tc= on the engine)")
+    dedupe_names(specs)
+    return specs

@@ -1,0 +1,386 @@
+//! Iterative deepening at the root: depth 1, 2, 3, … each searched with an aspiration window
+//! around the last score, MultiPV lines one after the other, and the time manager consulted
+//! between iterations. The root moves are a list of their own (with their PVs and node
+//! counts), so that `searchmoves`, MultiPV and "the best move so far" are simple.
+
+use super::alphabeta::Search;
+use super::legality::is_legal;
+use super::score::*;
+use super::time::{self, TimeBudget};
+use super::{Bound, Limits, LineInfo, SearchEvent, SearchOptions, SearchResult};
+use crate::chess::{Move, MoveKind, Position};
+
+pub struct RootMove {
+    pub mv: Move,
+    /// The score of the search in progress (`-INF` until this move has one).
+    pub score: i32,
+    /// The score the last completed iteration gave it (the aspiration window's centre).
+    pub prev_score: i32,
+    /// The last score it was given, even by an unfinished search, and what kind it is.
+    pub shown_score: i32,
+    pub bound: Bound,
+    pub seldepth: usize,
+    pub pv: Vec<Move>,
+    /// Nodes spent on this move in the current iteration.
+    pub nodes: u64,
+}
+
+/// Where aspiration windows start (and grow from): a narrow window around the last score.
+const ASPIRATION_DELTA: i32 = 15;
+/// From this depth on (shallower scores are too unstable to centre a window on).
+const ASPIRATION_DEPTH: i32 = 4;
+
+pub struct Driver<'s, 'a, 'r> {
+    pub s: &'s mut Search<'a>,
+    pub root: Position,
+    pub moves: Vec<RootMove>,
+    pub report: &'r mut dyn FnMut(SearchEvent),
+    pub multipv: usize,
+}
+
+impl Driver<'_, '_, '_> {
+    /// The root moves: all legal ones, or those of `searchmoves` (if any of them is legal).
+    pub fn root_moves(root: &Position, searchmoves: &[Move]) -> Vec<RootMove> {
+        let legal = root.legal_moves();
+        let wanted: Vec<Move> = legal
+            .iter()
+            .copied()
+            .filter(|m| searchmoves.contains(m))
+            .collect();
+        let chosen = if wanted.is_empty() {
+            legal.to_vec()
+        } else {
+            wanted
+        };
+        chosen
+            .into_iter()
+            .map(|mv| RootMove {
+                mv,
+                score: -INF,
+                prev_score: -INF,
+                shown_score: -INF,
+                bound: Bound::Upper,
+                seldepth: 0,
+                pv: Vec::with_capacity(MAX_PLY),
+                nodes: 0,
+            })
+            .collect()
+    }
+
+    fn line(&self, i: usize, depth: u32) -> LineInfo {
+        let rm = &self.moves[i];
+        let score = if rm.shown_score == -INF {
+            rm.prev_score
+        } else {
+            rm.shown_score
+        };
+        LineInfo {
+            depth,
+            seldepth: rm.seldepth.max(1) as u32,
+            multipv: i + 1,
+            score: to_public(score),
+            bound: rm.bound,
+            nodes: self.s.nodes,
+            time_ms: self.s.start.elapsed().as_millis() as u64,
+            hashfull: self.s.tt.hashfull(),
+            pv: verified(&self.root, &rm.pv),
+        }
+    }
+
+    /// Runs the iterations and returns the result.
+    pub fn run(&mut self, limits: &Limits, options: &SearchOptions) -> SearchResult {
+        let root = self.root;
+        self.s.budget = time::budget(limits, root.side_to_move(), options.move_overhead_ms);
+        self.s.node_limit = limits.nodes.unwrap_or(u64::MAX).max(1);
+        let max_depth = limits.depth.map_or(MAX_PLY as i32 - 2, |d| {
+            d.clamp(1, MAX_PLY as u32 - 2) as i32
+        });
+        self.order_initially();
+
+        let mut completed = 0;
+        let mut last_best = Move::NULL;
+        let mut stable = 0u32;
+        let mut scores: Vec<i32> = Vec::new();
+
+        for depth in 1..=max_depth {
+            self.s.root_depth = depth;
+            self.s.seldepth = 0;
+            for rm in &mut self.moves {
+                rm.nodes = 0;
+            }
+            let iteration_start_nodes = self.s.nodes;
+            for pv_idx in 0..self.multipv {
+                self.aspiration(depth, pv_idx);
+                if self.s.stopped {
+                    break;
+                }
+            }
+            if self.s.stopped {
+                break;
+            }
+            completed = depth;
+            self.s.depth1_done = true;
+            for i in 0..self.moves.len() {
+                let rm = &mut self.moves[i];
+                if rm.score != -INF {
+                    rm.prev_score = rm.score;
+                }
+            }
+            for i in 0..self.multipv {
+                let line = self.line(i, depth as u32);
+                (self.report)(SearchEvent::Line(line));
+            }
+
+            // Between iterations: the limits.
+            let best = &self.moves[0];
+            if let Some(n) = limits.mate {
+                if best.score > MATE_BOUND && (MATE - best.score + 1) / 2 <= n as i32 {
+                    break;
+                }
+            }
+            if self.s.control.stop_requested() {
+                break;
+            }
+            if self.s.nodes >= self.s.node_limit {
+                break;
+            }
+            if self.s.pondering && !self.s.control.pondering() {
+                self.s.pondering = false;
+                self.s.clock_start = std::time::Instant::now();
+            }
+            stable = if best.mv == last_best { stable + 1 } else { 0 };
+            last_best = best.mv;
+            scores.push(best.score);
+            if let (Some(b), false) = (self.s.budget, self.s.pondering) {
+                let iter_nodes = (self.s.nodes - iteration_start_nodes).max(1);
+                if self.time_is_up(b, stable, &scores, best.nodes as f64 / iter_nodes as f64) {
+                    break;
+                }
+            }
+        }
+
+        // After an interrupted iteration, a move that proved better than the previous best
+        // in it (it is first after the sorting) is played, and shown.
+        let best = &self.moves[0];
+        if self.s.stopped && best.shown_score != -INF && completed > 0 && best.mv != last_best {
+            let line = self.line(0, completed as u32 + 1);
+            (self.report)(SearchEvent::Line(LineInfo {
+                bound: Bound::Lower,
+                ..line
+            }));
+        }
+        let best = &self.moves[0];
+        let pv = verified(&root, &best.pv);
+        let ponder = pv.get(1).copied().or_else(|| self.ponder_from_tt(best.mv));
+        let score = if best.shown_score != -INF {
+            best.shown_score
+        } else {
+            best.prev_score
+        };
+        SearchResult {
+            best: Some(best.mv),
+            ponder,
+            score: (score != -INF).then(|| to_public(score)),
+            depth: completed.max(0) as u32,
+            nodes: self.s.nodes,
+        }
+    }
+
+    fn time_is_up(&self, b: TimeBudget, stable: u32, scores: &[i32], best_nodes: f64) -> bool {
+        let elapsed = self.s.clock_ms();
+        if self.moves.len() == 1 {
+            // A forced move: one iteration to have a score and a ponder move is enough.
+            return true;
+        }
+        if !b.scalable {
+            return elapsed >= b.soft_ms;
+        }
+        let n = scores.len();
+        // The score drop against the average of the two iterations before.
+        let drop = if n >= 3 {
+            (scores[n - 2] + scores[n - 3]) / 2 - scores[n - 1]
+        } else {
+            0
+        };
+        let soft = b.soft_ms as f64 * time::soft_scale(stable, drop, best_nodes);
+        elapsed as f64 >= soft.min(b.hard_ms as f64)
+    }
+
+    /// One depth for MultiPV line `pv_idx`, widening the window until the score fits.
+    fn aspiration(&mut self, depth: i32, pv_idx: usize) {
+        let centre = self.moves[pv_idx].prev_score;
+        let mut delta = super::tune_tmp::P.asp + centre.abs() / 64 + 0 * ASPIRATION_DELTA;
+        let (mut alpha, mut beta) = if depth >= ASPIRATION_DEPTH && centre.abs() < MATE_BOUND {
+            ((centre - delta).max(-INF), (centre + delta).min(INF))
+        } else {
+            (-INF, INF)
+        };
+        loop {
+            let score = self.root_search(depth, alpha, beta, pv_idx);
+            // Best first; moves that did not get a score this time keep their order.
+            self.moves[pv_idx..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+            if self.s.stopped {
+                return;
+            }
+            if score <= alpha {
+                // Fail low: the line is worse than we thought; look lower, and keep beta
+                // close, since the new best is likely just below.
+                self.moves[pv_idx].bound = Bound::Upper;
+                self.report_bound(pv_idx, depth);
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-INF);
+            } else if score >= beta {
+                self.moves[pv_idx].bound = Bound::Lower;
+                self.report_bound(pv_idx, depth);
+                beta = (score + delta).min(INF);
+            } else {
+                self.moves[pv_idx].bound = Bound::Exact;
+                return;
+            }
+            delta += delta / 2;
+            if delta > 1000 {
+                alpha = -INF;
+                beta = INF;
+            }
+        }
+    }
+
+    fn report_bound(&mut self, pv_idx: usize, depth: i32) {
+        let line = self.line(pv_idx, depth as u32);
+        (self.report)(SearchEvent::Line(line));
+    }
+
+    /// The root node: like an interior PV node, but over the root move list, with
+    /// `CurrMove` reports and per-move node counts.
+    fn root_search(&mut self, depth: i32, mut alpha: i32, beta: i32, pv_idx: usize) -> i32 {
+        let root = self.root;
+        let s = &mut *self.s;
+        s.nodes += 1;
+        s.t.keys[s.root_idx] = root.key();
+        s.t.stack[0].plies_from_null = usize::MAX / 2;
+        s.t.stack[0].eval = if root.in_check() {
+            NONE
+        } else {
+            s.evaluate(&root)
+        };
+        s.t.stack[2].killers = [Move::NULL; 2];
+        for rm in &mut self.moves[pv_idx..] {
+            rm.score = -INF;
+        }
+
+        let mut best = -INF;
+        for i in pv_idx..self.moves.len() {
+            let m = self.moves[i].mv;
+            let time_ms = self.s.start.elapsed().as_millis() as u64;
+            (self.report)(SearchEvent::CurrMove {
+                depth: depth as u32,
+                mv: m,
+                number: i + 1,
+                time_ms,
+            });
+            let s = &mut *self.s;
+            let child = root.after(m);
+            let gives_check = child.in_check();
+            let extension = (s.sw.check_extension && gives_check) as i32;
+            let new_depth = depth - 1 + extension;
+            s.enter(&root, m, 0);
+            s.t.pv_len[1] = 1;
+            let nodes_before = s.nodes;
+
+            let score = if i == pv_idx {
+                -s.negamax::<true>(&child, -beta, -alpha, new_depth, 1, false)
+            } else {
+                let quiet = root.captured(m).is_none() && m.kind() != MoveKind::Promotion;
+                let mut r = 0;
+                if super::tune_tmp::P.root_lmr != 0
+                    && s.sw.lmr
+                    && depth >= 3
+                    && i - pv_idx >= 3
+                    && quiet
+                    && !gives_check
+                {
+                    r = (s.t.lmr.get(depth, i - pv_idx + 1) - 1).clamp(0, new_depth - 1);
+                }
+                let mut v = -s.negamax::<false>(&child, -alpha - 1, -alpha, new_depth - r, 1, true);
+                if v > alpha && r > 0 {
+                    v = -s.negamax::<false>(&child, -alpha - 1, -alpha, new_depth, 1, true);
+                }
+                if v > alpha && v < beta {
+                    s.t.pv_len[1] = 1;
+                    v = -s.negamax::<true>(&child, -beta, -alpha, new_depth, 1, false);
+                }
+                v
+            };
+            let spent = s.nodes - nodes_before;
+            let seldepth = s.seldepth;
+            self.moves[i].nodes += spent;
+            if self.s.stopped {
+                break;
+            }
+            best = best.max(score);
+            if i == pv_idx || score > alpha {
+                let rm = &mut self.moves[i];
+                rm.score = score;
+                rm.shown_score = score;
+                rm.seldepth = seldepth;
+                rm.bound = if score >= beta {
+                    Bound::Lower
+                } else if score <= alpha {
+                    Bound::Upper
+                } else {
+                    Bound::Exact
+                };
+                rm.pv.clear();
+                rm.pv.push(m);
+                let t = &self.s.t;
+                rm.pv.extend_from_slice(&t.pv[1][1..t.pv_len[1].max(1)]);
+                if score >= beta {
+                    break;
+                }
+                alpha = alpha.max(score);
+            }
+        }
+        best
+    }
+
+    /// Before depth 1: order the root moves by a quiescence search of each, so that even a
+    /// search stopped at once has a sensible first move.
+    fn order_initially(&mut self) {
+        let root = self.root;
+        let s = &mut *self.s;
+        s.t.keys[s.root_idx] = root.key();
+        s.t.stack[0].plies_from_null = usize::MAX / 2;
+        for rm in &mut self.moves {
+            let child = root.after(rm.mv);
+            s.enter(&root, rm.mv, 0);
+            rm.prev_score = -s.qsearch::<false>(&child, -INF, INF, 1, 0);
+        }
+        self.moves
+            .sort_by_key(|rm| std::cmp::Reverse(rm.prev_score));
+        for rm in &mut self.moves {
+            rm.pv.push(rm.mv);
+        }
+    }
+
+    /// A reply to ponder on when the PV has only the best move: the table's move after it.
+    fn ponder_from_tt(&self, best: Move) -> Option<Move> {
+        let next = self.root.after(best);
+        let hit = self.s.tt.probe(next.key(), 1)?;
+        is_legal(&next, hit.mv).then_some(hit.mv)
+    }
+}
+
+/// The longest legal prefix of a line (PVs from the table are legal by construction; this
+/// guarantees it to the GUI).
+pub fn verified(root: &Position, pv: &[Move]) -> Vec<Move> {
+    let mut pos = *root;
+    let mut out = Vec::with_capacity(pv.len());
+    for &m in pv {
+        if !pos.legal_moves().contains(m) {
+            break;
+        }
+        out.push(m);
+        pos.play(m);
+    }
+    out
+}
