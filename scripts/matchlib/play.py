@@ -430,6 +430,7 @@ class MatchRunner:
         self.stop = False
         self.fatal = None
         self.verdict = None
+        self.interrupted = False
 
     def _opening(self, pair):
         if self.book is None:
@@ -503,17 +504,27 @@ class MatchRunner:
                     self.stop = True
                     self.out(f"SPRT: {v} accepted after {self.tally.n} games; finishing games in progress")
 
+    def _run_worker(self):
+        try:
+            self._worker()
+        finally:
+            with self.lock:
+                self.active -= 1
+
     def run(self):
-        threads = [threading.Thread(target=self._worker, daemon=True) for _ in range(self.concurrency)]
+        # Waits on a counter, not Thread.join: a join interrupted by Ctrl-C may later return
+        # before the thread has ended (CPython issue 90978).
+        self.active = self.concurrency
+        threads = [threading.Thread(target=self._run_worker, daemon=True) for _ in range(self.concurrency)]
         for th in threads:
             th.start()
         try:
-            for th in threads:
-                while th.is_alive():
-                    th.join(0.5)
+            while self.active > 0:
+                time.sleep(0.2)
         except KeyboardInterrupt:
             self.stop = True
+            self.interrupted = True
             self.out("interrupted: finishing games in progress (Ctrl-C again to abandon them)")
-            for th in threads:
-                th.join()
+            while self.active > 0:
+                time.sleep(0.2)
         return self.tally

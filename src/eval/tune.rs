@@ -336,11 +336,12 @@ fn linear_eval(set: &Set, s: &Sample, w: &[f64]) -> f64 {
     mg * s.mg as f64 + eg * s.eg as f64
 }
 
-fn mse_of_evals(set: &Set, k: f64) -> f64 {
+fn mse_of_evals(set: &Set, evals: &[f64], k: f64) -> f64 {
     let sum: f64 = set
         .samples
         .iter()
-        .map(|s| (s.result as f64 - sigmoid(k, s.eval as f64)).powi(2))
+        .zip(evals)
+        .map(|(s, &e)| (s.result as f64 - sigmoid(k, e)).powi(2))
         .sum();
     sum / set.samples.len() as f64
 }
@@ -364,13 +365,14 @@ fn mse_linear(set: &Set, k: f64, w: &[f64], threads: usize) -> f64 {
     sum / set.samples.len() as f64
 }
 
-/// K minimising the error of the traced evaluations (golden-section search).
-fn fit_k(set: &Set) -> f64 {
+/// K minimising the error of the evaluations under weights `w` (golden-section search).
+fn fit_k(set: &Set, w: &[f64]) -> f64 {
+    let evals: Vec<f64> = set.samples.iter().map(|s| linear_eval(set, s, w)).collect();
     let (mut a, mut b) = (0.05f64, 4.0f64);
     let g = (5f64.sqrt() - 1.0) / 2.0;
     for _ in 0..60 {
         let (x1, x2) = (b - g * (b - a), a + g * (b - a));
-        if mse_of_evals(set, x1) < mse_of_evals(set, x2) {
+        if mse_of_evals(set, &evals, x1) < mse_of_evals(set, &evals, x2) {
             b = x2;
         } else {
             a = x1;
@@ -728,7 +730,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let k = match o.k {
         Some(k) => k,
         None => {
-            let k = fit_k(&train);
+            let k = fit_k(&train, &w);
             println!("fitted K = {k:.4}");
             k
         }

@@ -209,7 +209,7 @@ impl Driver<'_, '_, '_> {
     /// One depth for MultiPV line `pv_idx`, widening the window until the score fits.
     fn aspiration(&mut self, depth: i32, pv_idx: usize) {
         let centre = self.moves[pv_idx].prev_score;
-        let mut delta = super::tune_tmp::P.asp + centre.abs() / 64 + 0 * ASPIRATION_DELTA;
+        let mut delta = ASPIRATION_DELTA + centre.abs() / 64;
         let (mut alpha, mut beta) = if depth >= ASPIRATION_DEPTH && centre.abs() < MATE_BOUND {
             ((centre - delta).max(-INF), (centre + delta).min(INF))
         } else {
@@ -292,13 +292,7 @@ impl Driver<'_, '_, '_> {
             } else {
                 let quiet = root.captured(m).is_none() && m.kind() != MoveKind::Promotion;
                 let mut r = 0;
-                if super::tune_tmp::P.root_lmr != 0
-                    && s.sw.lmr
-                    && depth >= 3
-                    && i - pv_idx >= 3
-                    && quiet
-                    && !gives_check
-                {
+                if s.sw.lmr && depth >= 3 && i - pv_idx >= 3 && quiet && !gives_check {
                     r = (s.t.lmr.get(depth, i - pv_idx + 1) - 1).clamp(0, new_depth - 1);
                 }
                 let mut v = -s.negamax::<false>(&child, -alpha - 1, -alpha, new_depth - r, 1, true);

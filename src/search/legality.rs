@@ -6,7 +6,8 @@
 use crate::chess::{attacks, Bitboard, GenType, Move, MoveKind, MoveList, PieceType, Position};
 
 pub fn is_legal(pos: &Position, m: Move) -> bool {
-    if m.is_null() {
+    // Only the generator's encoding counts: no promotion bits on other kinds of move.
+    if m.is_null() || (m.kind() != MoveKind::Promotion && m.raw() >> 14 != 0) {
         return false;
     }
     let us = pos.side_to_move();

@@ -12,7 +12,6 @@ pub mod score;
 pub mod see;
 pub mod time;
 pub mod tt;
-mod tune_tmp;
 
 use crate::chess::{Move, Position};
 use alphabeta::{Search, Switches, Tables};
@@ -68,6 +67,8 @@ pub struct SearchOptions {
     pub quiescence: bool,
     /// `CheckExtension`.
     pub check_extension: bool,
+    /// `SingularExtensions` (off: it did not pay in tactics; games to decide).
+    pub singular_extensions: bool,
 }
 
 impl Default for SearchOptions {
@@ -83,6 +84,7 @@ impl Default for SearchOptions {
             see_pruning: true,
             quiescence: true,
             check_extension: true,
+            singular_extensions: false,
         }
     }
 }

@@ -133,7 +133,7 @@ impl MovePicker {
                         }
                         let underpromotion =
                             m.promotion_piece().is_some_and(|p| p != PieceType::Queen);
-                        if underpromotion || !see_ge(pos, m, 0) {
+                        if underpromotion || !(cheap_good(pos, m) || see_ge(pos, m, 0)) {
                             // Keep it for the last stage; the slot behind `cur` is free.
                             self.list.as_mut_slice()[self.end_bad] = m;
                             self.end_bad += 1;
@@ -231,6 +231,18 @@ impl MovePicker {
     }
 }
 
+/// A capture of a piece worth at least the capturer cannot lose material (a king's capture
+/// is legal only where nothing recaptures): no exchange evaluation needed.
+#[inline(always)]
+fn cheap_good(pos: &Position, m: Move) -> bool {
+    match (pos.piece_at(m.from()), pos.captured(m)) {
+        (Some(p), Some(v)) => {
+            p.kind() == PieceType::King || PIECE_VALUES[p.kind().index()] <= PIECE_VALUES[v.index()]
+        }
+        _ => false,
+    }
+}
+
 /// Killers and counter-moves are quiet moves remembered from elsewhere in the tree.
 #[inline(always)]
 fn is_quiet_legal(pos: &Position, m: Move) -> bool {
@@ -260,5 +272,29 @@ fn sort_descending(moves: &mut [Move], scores: &mut [i32]) {
         }
         moves[j] = m;
         scores[j] = s;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::see::see;
+
+    #[test]
+    fn cheap_good_captures_never_lose_material() {
+        let text = std::fs::read_to_string("tests/data/perft.epd").unwrap();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let fen = line.split(';').next().unwrap().trim();
+            let pos = Position::from_fen(fen).unwrap();
+            let mut all = vec![pos];
+            all.extend(pos.legal_moves().iter().map(|&m| pos.after(m)));
+            for p in all {
+                for &m in p.legal_moves().iter() {
+                    if cheap_good(&p, m) {
+                        assert!(see(&p, m) >= 0, "{m:?} in {}", p.to_fen());
+                    }
+                }
+            }
+        }
     }
 }
