@@ -39,7 +39,7 @@ pub use trace::trace;
 pub const PIECE_VALUES: [i32; 6] = [100, 320, 330, 500, 900, 0];
 
 #[inline(always)]
-fn from_side_to_move(pos: &Position, white: i32) -> i32 {
+pub(crate) fn from_side_to_move(pos: &Position, white: i32) -> i32 {
     match pos.side_to_move() {
         Color::White => white,
         Color::Black => -white,
@@ -49,6 +49,9 @@ fn from_side_to_move(pos: &Position, white: i32) -> i32 {
 /// The evaluation in centipawns from the side to move's point of view. Equal to what an
 /// `Evaluator` returns, without its pawn table.
 pub fn evaluate(pos: &Position) -> i32 {
+    if let Some(v) = crate::endgame::evaluate_known(pos) {
+        return v;
+    }
     from_side_to_move(pos, terms::evaluate_traced(pos, None, &mut NoTrace).white)
 }
 
@@ -66,6 +69,10 @@ impl Evaluator {
 
     /// Same value as `evaluate(pos)`, faster when pawn structures repeat.
     pub fn evaluate(&mut self, pos: &Position) -> i32 {
+        // Endgames with exact knowledge (KPK bitbase, mating technique) come first.
+        if let Some(v) = crate::endgame::evaluate_known(pos) {
+            return v;
+        }
         from_side_to_move(
             pos,
             terms::evaluate_traced(pos, Some(&mut self.pawns), &mut NoTrace).white,

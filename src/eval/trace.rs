@@ -1,6 +1,7 @@
 //! Seeing inside the evaluation: the `Trace` hook every term goes through, and the `eval`
 //! command's table built on it.
 
+use super::from_side_to_move;
 use super::params::{group_of, Term};
 use super::score::S;
 use super::terms::{blend, evaluate_traced, MAX_PHASE, SCALE_NORMAL};
@@ -94,6 +95,14 @@ pub fn trace(pos: &Position) -> String {
             Color::Black => "black",
         }
     );
-    let _ = write!(out, "Final evaluation: {:+} cp (white side)", b.white);
+    let mut white = b.white;
+    if let Some(v) = crate::endgame::evaluate_known(pos) {
+        white = from_side_to_move(pos, v);
+        let _ = writeln!(
+            out,
+            "Known endgame (src/endgame/): the table above is overruled"
+        );
+    }
+    let _ = write!(out, "Final evaluation: {white:+} cp (white side)");
     out
 }

@@ -25,6 +25,9 @@ pub struct RootMove {
     pub nodes: u64,
 }
 
+/// The secondary search treats a drop of more than this as a fail low.
+const SECONDARY_MARGIN: i32 = 50;
+
 /// Where aspiration windows start (and grow from): a narrow window around the last score.
 const ASPIRATION_DELTA: i32 = 15;
 /// From this depth on (shallower scores are too unstable to centre a window on).
@@ -151,11 +154,20 @@ impl Driver<'_, '_, '_> {
             stable = if best.mv == last_best { stable + 1 } else { 0 };
             last_best = best.mv;
             scores.push(best.score);
+            let mut finishing = depth == max_depth;
             if let (Some(b), false) = (self.s.budget, self.s.pondering) {
                 let iter_nodes = (self.s.nodes - iteration_start_nodes).max(1);
-                if self.time_is_up(b, stable, &scores, best.nodes as f64 / iter_nodes as f64) {
-                    break;
+                let best_nodes = best.nodes as f64 / iter_nodes as f64;
+                finishing |= self.time_is_up(b, stable, &scores, best_nodes, options);
+            }
+            if finishing {
+                if options.secondary_search && self.multipv == 1 && self.moves.len() > 1 {
+                    if let Some(d) = self.secondary(depth, options.secondary_depth as i32) {
+                        completed = d;
+                        last_best = self.moves[0].mv;
+                    }
                 }
+                break;
             }
         }
 
@@ -186,14 +198,28 @@ impl Driver<'_, '_, '_> {
         }
     }
 
-    fn time_is_up(&self, b: TimeBudget, stable: u32, scores: &[i32], best_nodes: f64) -> bool {
+    fn time_is_up(
+        &self,
+        b: TimeBudget,
+        stable: u32,
+        scores: &[i32],
+        best_nodes: f64,
+        options: &SearchOptions,
+    ) -> bool {
         let elapsed = self.s.clock_ms();
         if self.moves.len() == 1 {
             // A forced move: one iteration to have a score and a ponder move is enough.
             return true;
         }
         if !b.scalable {
-            return elapsed >= b.soft_ms;
+            // A fixed time: all of it for iterations, or the last quarter kept for the
+            // secondary search.
+            let share = if options.secondary_search {
+                3 * b.soft_ms / 4
+            } else {
+                b.soft_ms
+            };
+            return elapsed >= share;
         }
         let n = scores.len();
         // The score drop against the average of the two iterations before.
@@ -204,6 +230,49 @@ impl Driver<'_, '_, '_> {
         };
         let soft = b.soft_ms as f64 * time::soft_scale(stable, drop, best_nodes);
         elapsed as f64 >= soft.min(b.hard_ms as f64)
+    }
+
+    /// The secondary search (the lecture's "after the algorithm picks a move, search a few
+    /// more plies along the expected line and check for surprises"): the chosen move is
+    /// searched `extra` plies deeper with a null window just below its score. If it holds,
+    /// nothing changes. If it drops by more than the margin, that is a fail low found at the
+    /// last moment: every root move is searched again at the deeper depth (within the hard
+    /// time limit), and the move that comes out best is played. Returns the depth of that
+    /// re-search when it completed.
+    fn secondary(&mut self, depth: i32, extra: i32) -> Option<i32> {
+        let best = self.moves[0].mv;
+        let score = self.moves[0].score;
+        if extra <= 0 || is_mate(score) || self.s.stopped {
+            return None;
+        }
+        let deeper = (depth + extra).min(MAX_PLY as i32 - 2);
+        let target = score - SECONDARY_MARGIN;
+        let root = self.root;
+        let s = &mut *self.s;
+        s.root_depth = deeper;
+        s.t.keys[s.root_idx] = root.key();
+        s.t.stack[0].plies_from_null = usize::MAX / 2;
+        let child = root.after(best);
+        s.enter(&root, best, 0);
+        let check = (s.sw.check_extension && child.in_check()) as i32;
+        let v = -s.negamax::<false>(&child, -target, -target + 1, deeper - 1 + check, 1, true);
+        if s.stopped || v >= target {
+            return None;
+        }
+        let text = format!(
+            "secondary search: {} drops below {} at depth {deeper}; searching every move again",
+            root.move_to_uci(best, false),
+            to_uci_text(target),
+        );
+        (self.report)(SearchEvent::Message(text));
+        self.moves[0].prev_score = v;
+        self.aspiration(deeper, 0);
+        if self.s.stopped {
+            return None;
+        }
+        let line = self.line(0, deeper as u32);
+        (self.report)(SearchEvent::Line(line));
+        Some(deeper)
     }
 
     /// One depth for MultiPV line `pv_idx`, widening the window until the score fits.
@@ -377,4 +446,12 @@ pub fn verified(root: &Position, pv: &[Move]) -> Vec<Move> {
         pos.play(m);
     }
     out
+}
+
+/// A score as UCI would write it after `score` (for messages).
+fn to_uci_text(score: i32) -> String {
+    match to_public(score) {
+        super::Score::Cp(cp) => format!("cp {cp}"),
+        super::Score::Mate(n) => format!("mate {n}"),
+    }
 }

@@ -69,6 +69,11 @@ pub struct SearchOptions {
     pub check_extension: bool,
     /// `SingularExtensions` (off: it did not pay in tactics; games to decide).
     pub singular_extensions: bool,
+    /// `SecondarySearch`: before committing to a move, search it `secondary_depth` plies
+    /// deeper; if its score drops, search every move again at that depth.
+    pub secondary_search: bool,
+    /// `SecondaryDepth`: the extra plies of the secondary search.
+    pub secondary_depth: u32,
 }
 
 impl Default for SearchOptions {
@@ -85,6 +90,8 @@ impl Default for SearchOptions {
             quiescence: true,
             check_extension: true,
             singular_extensions: false,
+            secondary_search: false,
+            secondary_depth: 2,
         }
     }
 }

@@ -96,6 +96,7 @@ impl Default for Uci {
 impl Uci {
     pub fn new() -> Uci {
         crate::chess::attacks::init();
+        crate::endgame::kpk::init();
         let (tx, rx) = mpsc::channel();
         Uci {
             out: Output::default(),
@@ -252,15 +253,9 @@ impl Uci {
             Command::Quit => return Flow::Quit,
             Command::Display => self.display(),
             Command::Eval => {
-                let pos = &self.game.position;
-                let stm = crate::eval::evaluate(pos);
-                let white = if pos.side_to_move() == crate::chess::Color::White {
-                    stm
-                } else {
-                    -stm
-                };
-                self.out
-                    .line(&format!("Final evaluation: {:+} cp (white side)", white));
+                for line in crate::eval::trace(&self.game.position).lines() {
+                    self.out.line(line);
+                }
             }
             Command::Perft(depth) => self.perft(depth),
             Command::Bench(depth) => self.bench(depth),
