@@ -17,6 +17,8 @@ pub struct SearchJob {
     pub options: SearchOptions,
 }
 
+const SEARCH_STACK_BYTES: usize = 16 << 20;
+
 pub struct Engine {
     searcher: Arc<Mutex<Searcher>>,
     control: Arc<SearchControl>,
@@ -46,7 +48,11 @@ impl Engine {
         self.control.set_pondering(job.limits.ponder);
         let control = Arc::clone(&self.control);
         let searcher = Arc::clone(&self.searcher);
-        self.worker = Some(std::thread::spawn(move || {
+        // The search keeps ~2.6 KB per ply on the stack; give it room well beyond the default.
+        let thread = std::thread::Builder::new()
+            .name("search".into())
+            .stack_size(SEARCH_STACK_BYTES);
+        let spawned = thread.spawn(move || {
             let result = {
                 let mut searcher = searcher.lock().unwrap_or_else(|e| e.into_inner());
                 searcher.search(
@@ -63,7 +69,8 @@ impl Engine {
                 std::thread::sleep(Duration::from_millis(1));
             }
             on_done(result);
-        }));
+        });
+        self.worker = Some(spawned.expect("spawn the search thread"));
     }
 
     pub fn stop(&self) {

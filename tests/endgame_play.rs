@@ -269,7 +269,7 @@ fn run(mut make_player: impl FnMut(&str) -> Option<Player<'static>>, label: &str
             eprintln!("{label} {name}: skipped (no table)");
             continue;
         };
-        let mut seed = 0x2545_F491_4F6C_DD1D ^ name.len() as u64 * 7919;
+        let mut seed = 0x2545_F491_4F6C_DD1D ^ (name.len() as u64 * 7919);
         let mut counts = Vec::new();
         for g in 0..games() {
             let strong = if g % 2 == 0 {

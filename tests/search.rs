@@ -619,6 +619,13 @@ fn one_off() -> Vec<(&'static str, SearchOptions)> {
             },
         ),
         (
+            "SecondarySearch",
+            SearchOptions {
+                secondary_search: true,
+                ..d.clone()
+            },
+        ),
+        (
             "SingularExtensions",
             SearchOptions {
                 singular_extensions: true,

@@ -54,8 +54,8 @@ pub struct SearchOptions {
     pub null_move_pruning: bool,
     /// `LateMoveReductions` (log table, re-search; includes internal iterative reduction).
     pub late_move_reductions: bool,
-    /// `FutilityPruning`: reverse futility, futility, razoring, and delta pruning in
-    /// quiescence.
+    /// `FutilityPruning`: reverse futility, futility, and delta pruning in quiescence
+    /// (razoring was tried and did not prove itself).
     pub futility_pruning: bool,
     /// `LateMovePruning`.
     pub late_move_pruning: bool,

@@ -327,6 +327,9 @@ impl Uci {
             ("SeePruning", OptionValue::Bool(b)) => s.search.see_pruning = b,
             ("Quiescence", OptionValue::Bool(b)) => s.search.quiescence = b,
             ("CheckExtension", OptionValue::Bool(b)) => s.search.check_extension = b,
+            ("SingularExtensions", OptionValue::Bool(b)) => s.search.singular_extensions = b,
+            ("SecondarySearch", OptionValue::Bool(b)) => s.search.secondary_search = b,
+            ("SecondaryDepth", OptionValue::Int(n)) => s.search.secondary_depth = n as u32,
             (name, v) => log::warn!("option {name} = {v:?} has no effect"),
         }
     }

@@ -159,40 +159,80 @@ pub fn registry() -> Vec<OptionSpec> {
             help: "count wins that the 50-move rule spoils as draws",
         },
     ]);
-    specs.extend(SEARCH_SWITCHES.iter().map(|&(name, help)| OptionSpec {
-        name,
-        kind: Check { default: true },
-        help,
-    }));
+    specs.extend(
+        SEARCH_SWITCHES
+            .iter()
+            .map(|&(name, default, help)| OptionSpec {
+                name,
+                kind: Check { default },
+                help,
+            }),
+    );
+    specs.push(OptionSpec {
+        name: "SecondaryDepth",
+        kind: Spin {
+            default: 2,
+            min: 0,
+            max: 8,
+        },
+        help: "extra plies of the secondary search",
+    });
     specs
 }
 
-/// The lecture's improvements, each a check option that is on by default
-/// (README, "What each method is worth").
-pub const SEARCH_SWITCHES: [(&str, &str); 8] = [
+/// The lecture's improvements, each a check option: name, default, help
+/// (README, "What each method is worth"). The defaults follow measurement.
+pub const SEARCH_SWITCHES: [(&str, bool, &str); 10] = [
     (
         "ForwardPruning",
+        true,
         "master switch: off disables all the forward-pruning methods below",
     ),
     (
         "NullMovePruning",
+        true,
         "null-move pruning (zugzwang guard, verification at high depth)",
     ),
-    ("LateMoveReductions", "late-move reductions with re-search"),
+    (
+        "LateMoveReductions",
+        true,
+        "late-move reductions with re-search",
+    ),
     (
         "FutilityPruning",
-        "reverse futility, futility, razoring; delta pruning in quiescence",
+        true,
+        "reverse futility and futility pruning; delta pruning in quiescence",
     ),
-    ("LateMovePruning", "skip late quiet moves at low depth"),
+    (
+        "LateMovePruning",
+        true,
+        "skip late quiet moves at low depth",
+    ),
     (
         "SeePruning",
+        true,
         "prune moves that lose material by static exchange",
     ),
     (
         "Quiescence",
+        true,
         "search captures until quiet at the horizon (off: static evaluation)",
     ),
-    ("CheckExtension", "search one ply deeper when in check"),
+    (
+        "CheckExtension",
+        true,
+        "search one ply deeper when in check",
+    ),
+    (
+        "SingularExtensions",
+        false,
+        "extend a TT move that is much better than every other",
+    ),
+    (
+        "SecondarySearch",
+        false,
+        "verify the chosen move deeper before playing it; keep searching if it fails",
+    ),
 ];
 
 /// Finds an option by name, ignoring case.
