@@ -510,4 +510,22 @@ fn syzygy_tables_restrict_the_root_to_moves_that_keep_the_result() {
             .any(|l| l.starts_with("info string tablebase win")),
         "{lines:#?}"
     );
+    // Inside the tree: captures into a covered ending are decided by WDL probes.
+    gui.send("position fen 8/8/4k3/8/2R5/3K4/1r6/8 w - - 0 1");
+    gui.send("go depth 10");
+    let lines = gui.until("bestmove");
+    let tbhits = |l: &String| -> u64 {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        w.iter()
+            .position(|&x| x == "tbhits")
+            .map_or(0, |i| w[i + 1].parse().unwrap())
+    };
+    assert!(
+        lines.iter().any(|l| tbhits(l) > 0),
+        "no tablebase hits: {lines:#?}"
+    );
+    gui.send("setoption name SyzygyPath value <empty>");
+    gui.send("go depth 10");
+    let lines = gui.until("bestmove");
+    assert!(lines.iter().all(|l| tbhits(l) == 0), "{lines:#?}");
 }

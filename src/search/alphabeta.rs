@@ -9,9 +9,10 @@ use super::score::*;
 use super::see::see_ge;
 use super::time::TimeBudget;
 use super::tt::{TranspositionTable, TtHit};
-use super::{Bound, SearchControl, SearchOptions};
+use super::{Bound, SearchControl, SearchOptions, TablebaseProbing};
 use crate::chess::{GenType, Move, MoveList, Position};
 use crate::eval::PIECE_VALUES;
+use crate::tablebase::Wdl;
 use std::time::Instant;
 
 /// Which of the switchable methods are on, resolved once per search (the master switch
@@ -144,6 +145,8 @@ pub struct Search<'a> {
     pub root_depth: i32,
     /// Null-move verification: no null move for the side to move below this ply.
     nmp_min_ply: usize,
+    pub tablebases: Option<TablebaseProbing>,
+    pub tbhits: u64,
 }
 
 /// Most quiet moves remembered per node for the history malus.
@@ -206,6 +209,8 @@ impl<'a> Search<'a> {
             depth1_done: false,
             root_depth: 0,
             nmp_min_ply: 0,
+            tablebases: None,
+            tbhits: 0,
         }
     }
 
@@ -317,6 +322,41 @@ impl<'a> Search<'a> {
     }
 
     /// Principal-variation search at an interior node (`ply` ≥ 1).
+    /// The tablebase verdict on `pos` if the tables decide this node (see Step 4b).
+    fn probe_tablebases(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+    ) -> Option<i32> {
+        let tb = self.tablebases.as_ref()?;
+        let pieces = pos.occupied().count();
+        let limit = tb.probe_limit.min(tb.tables.max_pieces());
+        if pieces > limit || (pieces == limit && depth < tb.probe_depth as i32) {
+            return None;
+        }
+        let mut wdl = tb.tables.probe_wdl(pos)?;
+        if !tb.rule50 {
+            wdl = wdl.without_50_move_rule();
+        }
+        self.tbhits += 1;
+        let (score, bound) = match wdl {
+            Wdl::Win => (TB_WIN - ply as i32, Bound::Lower),
+            Wdl::Loss => (-TB_WIN + ply as i32, Bound::Upper),
+            Wdl::CursedWin => (DRAW + 1, Bound::Exact),
+            Wdl::BlessedLoss => (DRAW - 1, Bound::Exact),
+            Wdl::Draw => (DRAW, Bound::Exact),
+        };
+        let decides = match bound {
+            Bound::Exact => true,
+            Bound::Lower => score >= beta,
+            Bound::Upper => score <= alpha,
+        };
+        decides.then_some(score)
+    }
+
     pub fn negamax<const PV: bool>(
         &mut self,
         pos: &Position,
@@ -377,6 +417,14 @@ impl<'a> Search<'a> {
                 && cuts(h.bound, h.score, alpha, beta)
             {
                 return h.score;
+            }
+        }
+
+        // Step 4b. Endgame tables (SyzygyPath): right after a capture or pawn move, a WDL
+        // probe gives the exact result; a win or loss only bounds the score (mates are better).
+        if excluded.is_null() && pos.halfmove_clock() == 0 {
+            if let Some(score) = self.probe_tablebases(pos, depth, ply, alpha, beta) {
+                return score;
             }
         }
 

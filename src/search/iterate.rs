@@ -86,6 +86,7 @@ impl Driver<'_, '_, '_> {
             nodes: self.s.nodes,
             time_ms: self.s.start.elapsed().as_millis() as u64,
             hashfull: self.s.tt.hashfull(),
+            tbhits: self.s.tbhits,
             pv: verified(&self.root, &rm.pv),
         }
     }

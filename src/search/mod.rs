@@ -47,6 +47,8 @@ pub struct Limits {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchOptions {
     pub multipv: usize,
+    /// Syzygy tables to probe inside the tree (`SyzygyPath` and its options), if any.
+    pub tablebases: Option<TablebaseProbing>,
     pub move_overhead_ms: u64,
     /// `ForwardPruning`: off disables null move, LMR, futility, LMP and SEE pruning.
     pub forward_pruning: bool,
@@ -80,6 +82,7 @@ impl Default for SearchOptions {
     fn default() -> Self {
         SearchOptions {
             multipv: 1,
+            tablebases: None,
             move_overhead_ms: 10,
             forward_pruning: true,
             null_move_pruning: true,
@@ -93,6 +96,28 @@ impl Default for SearchOptions {
             secondary_search: false,
             secondary_depth: 2,
         }
+    }
+}
+
+/// How the search uses Syzygy tables: WDL probes cut the tree at positions with few enough
+/// pieces, right after a capture or pawn move (where the table's result is exact).
+#[derive(Clone, Debug)]
+pub struct TablebaseProbing {
+    pub tables: std::sync::Arc<crate::tablebase::Tablebases>,
+    /// `SyzygyProbeDepth`: probe only with at least this much depth left (positions with
+    /// fewer pieces than the limit are always probed).
+    pub probe_depth: u32,
+    /// `SyzygyProbeLimit`: at most this many pieces.
+    pub probe_limit: u32,
+    /// `Syzygy50MoveRule`: cursed wins and blessed losses count as draws.
+    pub rule50: bool,
+}
+
+impl PartialEq for TablebaseProbing {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.tables, &other.tables)
+            && (self.probe_depth, self.probe_limit, self.rule50)
+                == (other.probe_depth, other.probe_limit, other.rule50)
     }
 }
 
@@ -126,6 +151,8 @@ pub struct LineInfo {
     pub nodes: u64,
     pub time_ms: u64,
     pub hashfull: u32,
+    /// Tablebase probes that decided a node.
+    pub tbhits: u64,
     /// A legal move sequence from the root.
     pub pv: Vec<Move>,
 }
@@ -248,6 +275,7 @@ impl Searcher {
         t.keys.extend_from_slice(history);
         t.keys.resize(history.len() + score::MAX_PLY + 4, 0);
         let mut search = Search::new(&self.tt, t, control, Switches::from_options(options));
+        search.tablebases = options.tablebases.clone();
         search.root_idx = history.len();
         let multipv = options.multipv.clamp(1, moves.len());
         let mut driver = Driver {

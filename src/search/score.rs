@@ -12,6 +12,8 @@ pub const INF: i32 = 32_001;
 pub const MATE: i32 = 32_000;
 /// Scores beyond this in absolute value are mates found within the search horizon.
 pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+/// A tablebase win at the root (minus the ply it is found at): below every mate score.
+pub const TB_WIN: i32 = MATE_BOUND - MAX_PLY as i32;
 pub const DRAW: i32 = 0;
 /// "No score": marks a missing static evaluation (in check) in the stack.
 pub const NONE: i32 = -INF - 1;

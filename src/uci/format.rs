@@ -50,8 +50,8 @@ fn line(root: &Position, info: &LineInfo, style: Style) -> String {
     }
     let nps = info.nodes * 1000 / info.time_ms.max(1);
     s.push_str(&format!(
-        " nodes {} nps {nps} hashfull {} tbhits 0 time {}",
-        info.nodes, info.hashfull, info.time_ms
+        " nodes {} nps {nps} hashfull {} tbhits {} time {}",
+        info.nodes, info.hashfull, info.tbhits, info.time_ms
     ));
     let pv = pv_text(root, &info.pv, style.chess960);
     if !pv.is_empty() {

@@ -10,7 +10,7 @@ pub mod output;
 use crate::book::{self, Book};
 use crate::chess::{perft, Position, START_FEN};
 use crate::engine::{Engine, SearchJob};
-use crate::search::{Limits, SearchOptions};
+use crate::search::{Limits, SearchOptions, TablebaseProbing};
 use crate::tablebase::Tablebases;
 use command::{Command, GoParams, PositionBase};
 use options::{OptionSpec, OptionValue};
@@ -59,7 +59,7 @@ struct Settings {
     book: Option<Book>,
     book_depth: u32,
     book_best_move: bool,
-    tablebases: Option<Tablebases>,
+    tablebases: Option<std::sync::Arc<Tablebases>>,
     syzygy_probe_depth: u32,
     syzygy_probe_limit: u32,
     syzygy_50_move_rule: bool,
@@ -362,7 +362,7 @@ impl Uci {
                     self.out.info_string(w);
                 }
                 self.out.info_string(&tb.summary());
-                self.settings.tablebases = Some(tb);
+                self.settings.tablebases = Some(std::sync::Arc::new(tb));
             }
             Err(e) => self.error(&format!("SyzygyPath not used: {e}")),
         }
@@ -525,11 +525,22 @@ impl Uci {
 
         self.tablebase_root_moves(&root, &mut limits);
 
+        let mut options = self.settings.search.clone();
+        options.tablebases = self
+            .settings
+            .tablebases
+            .as_ref()
+            .map(|tables| TablebaseProbing {
+                tables: std::sync::Arc::clone(tables),
+                probe_depth: self.settings.syzygy_probe_depth,
+                probe_limit: self.settings.syzygy_probe_limit,
+                rule50: self.settings.syzygy_50_move_rule,
+            });
         let job = SearchJob {
             root,
             history: self.game.history.clone(),
             limits,
-            options: self.settings.search.clone(),
+            options,
         };
         let out = self.out.clone();
         let out_done = self.out.clone();
