@@ -5,23 +5,16 @@
 //! `u8` fields (`go depth 300`). Our own extensions (`d`, `eval`, `perft`, `bench`, `help`)
 //! are ours to parse.
 
+use crate::search::Limits;
 use std::panic::{self, AssertUnwindSafe};
 use vampirc_uci::{UciMessage, UciSearchControl, UciTimeControl};
 
-/// Parameters of `go` as text-level values; moves are resolved against the position later.
+/// `go` as read from the line: the limits, plus what is resolved later against the position
+/// (`searchmoves` as text) or is not a search at all (`perft`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GoParams {
-    pub wtime: Option<i64>,
-    pub btime: Option<i64>,
-    pub winc: Option<i64>,
-    pub binc: Option<i64>,
-    pub movestogo: Option<u32>,
-    pub depth: Option<u32>,
-    pub nodes: Option<u64>,
-    pub mate: Option<u32>,
-    pub movetime: Option<i64>,
-    pub infinite: bool,
-    pub ponder: bool,
+    /// Everything but `searchmoves`, which stays empty here.
+    pub limits: Limits,
     pub searchmoves: Vec<String>,
     /// `go perft N` (a Stockfish extension).
     pub perft: Option<u32>,
@@ -182,9 +175,9 @@ fn go_from_vampirc(time: Option<UciTimeControl>, search: Option<UciSearchControl
     let mut go = GoParams::default();
     let ms = |d: Option<vampirc_uci::Duration>| d.map(|d| d.num_milliseconds());
     match time {
-        Some(UciTimeControl::Ponder) => go.ponder = true,
-        Some(UciTimeControl::Infinite) => go.infinite = true,
-        Some(UciTimeControl::MoveTime(d)) => go.movetime = Some(d.num_milliseconds()),
+        Some(UciTimeControl::Ponder) => go.limits.ponder = true,
+        Some(UciTimeControl::Infinite) => go.limits.infinite = true,
+        Some(UciTimeControl::MoveTime(d)) => go.limits.movetime = Some(d.num_milliseconds()),
         Some(UciTimeControl::TimeLeft {
             white_time,
             black_time,
@@ -192,18 +185,18 @@ fn go_from_vampirc(time: Option<UciTimeControl>, search: Option<UciSearchControl
             black_increment,
             moves_to_go,
         }) => {
-            go.wtime = ms(white_time);
-            go.btime = ms(black_time);
-            go.winc = ms(white_increment);
-            go.binc = ms(black_increment);
-            go.movestogo = moves_to_go.map(u32::from);
+            go.limits.wtime = ms(white_time);
+            go.limits.btime = ms(black_time);
+            go.limits.winc = ms(white_increment);
+            go.limits.binc = ms(black_increment);
+            go.limits.movestogo = moves_to_go.map(u32::from);
         }
         None => {}
     }
     if let Some(s) = search {
-        go.depth = s.depth.map(u32::from);
-        go.mate = s.mate.map(u32::from);
-        go.nodes = s.nodes;
+        go.limits.depth = s.depth.map(u32::from);
+        go.limits.mate = s.mate.map(u32::from);
+        go.limits.nodes = s.nodes;
         go.searchmoves = s.search_moves.iter().map(|m| m.to_string()).collect();
     }
     Command::Go(go)
@@ -280,17 +273,17 @@ fn parse_go(line: &str, rest: &[&str]) -> Command {
         let word = rest[i].to_ascii_lowercase();
         let parsed: Result<usize, String> = (|| {
             match word.as_str() {
-                "infinite" => go.infinite = true,
-                "ponder" => go.ponder = true,
-                "wtime" => go.wtime = Some(number(rest, i, "wtime")?),
-                "btime" => go.btime = Some(number(rest, i, "btime")?),
-                "winc" => go.winc = Some(number(rest, i, "winc")?),
-                "binc" => go.binc = Some(number(rest, i, "binc")?),
-                "movestogo" => go.movestogo = Some(number(rest, i, "movestogo")?),
-                "depth" => go.depth = Some(number(rest, i, "depth")?),
-                "nodes" => go.nodes = Some(number(rest, i, "nodes")?),
-                "mate" => go.mate = Some(number(rest, i, "mate")?),
-                "movetime" => go.movetime = Some(number(rest, i, "movetime")?),
+                "infinite" => go.limits.infinite = true,
+                "ponder" => go.limits.ponder = true,
+                "wtime" => go.limits.wtime = Some(number(rest, i, "wtime")?),
+                "btime" => go.limits.btime = Some(number(rest, i, "btime")?),
+                "winc" => go.limits.winc = Some(number(rest, i, "winc")?),
+                "binc" => go.limits.binc = Some(number(rest, i, "binc")?),
+                "movestogo" => go.limits.movestogo = Some(number(rest, i, "movestogo")?),
+                "depth" => go.limits.depth = Some(number(rest, i, "depth")?),
+                "nodes" => go.limits.nodes = Some(number(rest, i, "nodes")?),
+                "mate" => go.limits.mate = Some(number(rest, i, "mate")?),
+                "movetime" => go.limits.movetime = Some(number(rest, i, "movetime")?),
                 "perft" => go.perft = Some(number(rest, i, "perft")?),
                 "searchmoves" => {
                     // Moves run until the next keyword.
@@ -416,24 +409,29 @@ mod tests {
     fn go_in_all_combinations() {
         let g = go("go wtime 1000 btime -50 winc 10 binc 10 movestogo 20");
         assert_eq!(
-            (g.wtime, g.btime, g.winc, g.movestogo),
+            (
+                g.limits.wtime,
+                g.limits.btime,
+                g.limits.winc,
+                g.limits.movestogo
+            ),
             (Some(1000), Some(-50), Some(10), Some(20))
         );
         let g = go("go ponder wtime 1000 btime 2000");
-        assert!(g.ponder);
-        assert_eq!((g.wtime, g.btime), (Some(1000), Some(2000)));
+        assert!(g.limits.ponder);
+        assert_eq!((g.limits.wtime, g.limits.btime), (Some(1000), Some(2000)));
         let g = go("go depth 300");
-        assert_eq!(g.depth, Some(300));
+        assert_eq!(g.limits.depth, Some(300));
         let g = go("go infinite searchmoves e2e4 d2d4 depth 3");
-        assert!(g.infinite);
+        assert!(g.limits.infinite);
         assert_eq!(g.searchmoves, vec!["e2e4", "d2d4"]);
-        assert_eq!(g.depth, Some(3));
+        assert_eq!(g.limits.depth, Some(3));
         let g = go("go searchmoves 0000");
         assert_eq!(g.searchmoves, vec!["0000"]);
         assert_eq!(go("go perft 4").perft, Some(4));
-        assert_eq!(go("go movetime 100").movetime, Some(100));
-        assert_eq!(go("go mate 3").mate, Some(3));
-        assert_eq!(go("go nodes 5000").nodes, Some(5000));
+        assert_eq!(go("go movetime 100").limits.movetime, Some(100));
+        assert_eq!(go("go mate 3").limits.mate, Some(3));
+        assert_eq!(go("go nodes 5000").limits.nodes, Some(5000));
         assert_eq!(go("go"), GoParams::default());
         assert!(matches!(parse("go depth x"), Command::Invalid { .. }));
         assert!(matches!(parse("go wtime"), Command::Invalid { .. }));

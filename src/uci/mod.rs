@@ -377,9 +377,9 @@ impl Uci {
     ) -> Option<(crate::chess::Move, u16, u32)> {
         let s = &self.settings;
         if !s.own_book
-            || params.infinite
-            || params.ponder
-            || params.mate.is_some()
+            || params.limits.infinite
+            || params.limits.ponder
+            || params.limits.mate.is_some()
             || !params.searchmoves.is_empty()
             || book::game_ply(root) >= s.book_depth
         {
@@ -487,20 +487,7 @@ impl Uci {
             self.out.line(&format!("bestmove {text}"));
             return;
         }
-        let mut limits = Limits {
-            wtime: params.wtime,
-            btime: params.btime,
-            winc: params.winc,
-            binc: params.binc,
-            movestogo: params.movestogo,
-            depth: params.depth,
-            nodes: params.nodes,
-            mate: params.mate,
-            movetime: params.movetime,
-            infinite: params.infinite,
-            ponder: params.ponder,
-            searchmoves: Vec::new(),
-        };
+        let mut limits = params.limits.clone();
         for text in &params.searchmoves {
             match root.parse_uci_move(text) {
                 Some(m) => limits.searchmoves.push(m),
