@@ -13,6 +13,7 @@ use super::{Bound, SearchControl, SearchOptions, TablebaseProbing};
 use crate::chess::{GenType, Move, MoveList, Position};
 use crate::eval::PIECE_VALUES;
 use crate::tablebase::Wdl;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 /// Which of the switchable methods are on, resolved once per search (the master switch
@@ -147,6 +148,12 @@ pub struct Search<'a> {
     nmp_min_ply: usize,
     pub tablebases: Option<TablebaseProbing>,
     pub tbhits: u64,
+    /// Lazy SMP: the node count of the helper threads. The main thread reads it (reports and
+    /// the node limit count every thread's nodes); a helper adds its own to it as it goes.
+    pub shared_nodes: Option<&'a AtomicU64>,
+    pub is_helper: bool,
+    /// A helper's nodes already added to `shared_nodes`.
+    published_nodes: u64,
 }
 
 /// Most quiet moves remembered per node for the history malus.
@@ -211,6 +218,17 @@ impl<'a> Search<'a> {
             nmp_min_ply: 0,
             tablebases: None,
             tbhits: 0,
+            shared_nodes: None,
+            is_helper: false,
+            published_nodes: 0,
+        }
+    }
+
+    /// Nodes searched by every thread (a helper knows only its own).
+    pub fn total_nodes(&self) -> u64 {
+        match (self.is_helper, self.shared_nodes) {
+            (false, Some(shared)) => self.nodes + shared.load(Ordering::Relaxed),
+            _ => self.nodes,
         }
     }
 
@@ -222,6 +240,10 @@ impl<'a> Search<'a> {
     /// Polled every 1024 nodes (and at every node past a node limit).
     #[cold]
     pub fn check_limits(&mut self) {
+        if let (true, Some(shared)) = (self.is_helper, self.shared_nodes) {
+            shared.fetch_add(self.nodes - self.published_nodes, Ordering::Relaxed);
+            self.published_nodes = self.nodes;
+        }
         if self.control.stop_requested() {
             self.stopped = true;
             return;
@@ -234,7 +256,7 @@ impl<'a> Search<'a> {
         if !self.depth1_done {
             return;
         }
-        if self.nodes >= self.node_limit {
+        if self.total_nodes() >= self.node_limit {
             self.stopped = true;
         }
         if let Some(b) = self.budget {

@@ -39,6 +39,8 @@ pub struct Driver<'s, 'a, 'r> {
     pub moves: Vec<RootMove>,
     pub report: &'r mut dyn FnMut(SearchEvent),
     pub multipv: usize,
+    /// 0 for the main thread, 1, 2, … for Lazy SMP helpers.
+    pub helper_id: usize,
 }
 
 impl Driver<'_, '_, '_> {
@@ -83,7 +85,7 @@ impl Driver<'_, '_, '_> {
             multipv: i + 1,
             score: to_public(score),
             bound: rm.bound,
-            nodes: self.s.nodes,
+            nodes: self.s.total_nodes(),
             time_ms: self.s.start.elapsed().as_millis() as u64,
             hashfull: self.s.tt.hashfull(),
             tbhits: self.s.tbhits,
@@ -106,7 +108,10 @@ impl Driver<'_, '_, '_> {
         let mut stable = 0u32;
         let mut scores: Vec<i32> = Vec::new();
 
-        for depth in 1..=max_depth {
+        // Lazy SMP: half the helpers search one ply ahead of the others, so that the threads
+        // spread over two depths and fill the shared table with different work.
+        let first_depth = 1 + (self.helper_id % 2) as i32;
+        for depth in first_depth..=max_depth {
             self.s.root_depth = depth;
             self.s.seldepth = 0;
             for rm in &mut self.moves {
@@ -145,7 +150,7 @@ impl Driver<'_, '_, '_> {
             if self.s.control.stop_requested() {
                 break;
             }
-            if self.s.nodes >= self.s.node_limit {
+            if self.s.total_nodes() >= self.s.node_limit {
                 break;
             }
             if self.s.pondering && !self.s.control.pondering() {
@@ -195,7 +200,8 @@ impl Driver<'_, '_, '_> {
             ponder,
             score: (score != -INF).then(|| to_public(score)),
             depth: completed.max(0) as u32,
-            nodes: self.s.nodes,
+            nodes: self.s.total_nodes(),
+            pv,
         }
     }
 

@@ -10,13 +10,14 @@ pub mod legality;
 pub mod picker;
 pub mod score;
 pub mod see;
+mod smp;
 pub mod time;
 pub mod tt;
 
 use crate::chess::{Move, Position};
 use alphabeta::{Search, Switches, Tables};
 use iterate::Driver;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use tt::TranspositionTable;
 
 /// What `go` asked for. Times are in milliseconds as the GUI sent them (they may be negative:
@@ -46,6 +47,8 @@ pub struct Limits {
 /// pruning methods below it; `quiescence` and `check_extension` are separate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchOptions {
+    /// `Threads`: 1 = a single deterministic search; more = Lazy SMP helpers.
+    pub threads: usize,
     pub multipv: usize,
     /// Syzygy tables to probe inside the tree (`SyzygyPath` and its options), if any.
     pub tablebases: Option<TablebaseProbing>,
@@ -81,6 +84,7 @@ pub struct SearchOptions {
 impl Default for SearchOptions {
     fn default() -> Self {
         SearchOptions {
+            threads: 1,
             multipv: 1,
             tablebases: None,
             move_overhead_ms: 10,
@@ -180,6 +184,8 @@ pub struct SearchResult {
     pub score: Option<Score>,
     pub depth: u32,
     pub nodes: u64,
+    /// The line behind `best` (legal from the root; may be just the move).
+    pub pv: Vec<Move>,
 }
 
 /// Shared between the searching thread and the protocol thread.
@@ -217,14 +223,15 @@ impl SearchControl {
 /// The searcher keeps what lives across searches (transposition table, histories).
 pub struct Searcher {
     tt: TranspositionTable,
-    tables: Box<Tables>,
+    /// One set of tables per search thread; `[0]` is the main thread's.
+    tables: Vec<Box<Tables>>,
 }
 
 impl Searcher {
     pub fn new(hash_mb: usize) -> Searcher {
         Searcher {
             tt: TranspositionTable::new(hash_mb),
-            tables: Tables::new(),
+            tables: vec![Tables::new()],
         }
     }
 
@@ -238,13 +245,19 @@ impl Searcher {
     /// Forgets everything learnt (`ucinewgame`, `Clear Hash`).
     pub fn clear(&mut self) {
         self.tt.clear();
-        self.tables.clear();
+        for t in &mut self.tables {
+            t.clear();
+        }
     }
 
     /// Searches `root`. `history` holds the keys of the game's earlier positions, oldest
     /// first, root excluded, for repetition detection. Returns when a limit is reached or
     /// `control.stop()` is called; never returns a move before depth 1 completed, unless
     /// stopped. Returns at once when the root has no legal move.
+    ///
+    /// With `options.threads` > 1 this is Lazy SMP: helper threads search the same root
+    /// with their own histories, sharing only the transposition table, until the main
+    /// thread (which alone keeps time and reports) is done.
     pub fn search(
         &mut self,
         root: &Position,
@@ -267,24 +280,61 @@ impl Searcher {
                 score: Some(score),
                 depth: 0,
                 nodes: 0,
+                pv: Vec::new(),
             };
         }
         self.tt.new_search();
-        let t = &mut *self.tables;
-        t.keys.clear();
-        t.keys.extend_from_slice(history);
-        t.keys.resize(history.len() + score::MAX_PLY + 4, 0);
-        let mut search = Search::new(&self.tt, t, control, Switches::from_options(options));
-        search.tablebases = options.tablebases.clone();
-        search.root_idx = history.len();
+        let threads = options.threads.clamp(1, smp::MAX_THREADS);
+        while self.tables.len() < threads {
+            self.tables.push(Tables::new());
+        }
+        for t in &mut self.tables[..threads] {
+            t.keys.clear();
+            t.keys.extend_from_slice(history);
+            t.keys.resize(history.len() + score::MAX_PLY + 4, 0);
+        }
         let multipv = options.multipv.clamp(1, moves.len());
-        let mut driver = Driver {
-            s: &mut search,
-            root: *root,
-            moves,
-            report,
-            multipv,
-        };
-        driver.run(limits, options)
+        let (main_tables, helper_tables) = self.tables[..threads].split_at_mut(1);
+        let tt = &self.tt;
+        let helper_nodes = AtomicU64::new(0);
+        let helpers_stop = SearchControl::new();
+
+        std::thread::scope(|scope| {
+            let helpers = smp::spawn_helpers(
+                scope,
+                smp::HelperJob {
+                    tt,
+                    root,
+                    history_len: history.len(),
+                    limits,
+                    options,
+                    control: &helpers_stop,
+                    nodes: &helper_nodes,
+                },
+                helper_tables,
+            );
+            let mut search = Search::new(
+                tt,
+                &mut main_tables[0],
+                control,
+                Switches::from_options(options),
+            );
+            search.tablebases = options.tablebases.clone();
+            search.root_idx = history.len();
+            search.shared_nodes = Some(&helper_nodes);
+            let main = Driver {
+                s: &mut search,
+                root: *root,
+                moves,
+                report: &mut *report,
+                multipv,
+                helper_id: 0,
+            }
+            .run(limits, options);
+            helpers_stop.stop();
+            let results: Vec<SearchResult> =
+                helpers.into_iter().filter_map(|h| h.join().ok()).collect();
+            smp::choose(main, results, multipv, &search, report)
+        })
     }
 }

@@ -176,6 +176,7 @@ mod tests {
             score: None,
             depth: 0,
             nodes: 0,
+            pv: Vec::new(),
         };
         assert_eq!(bestmove(&mated, &r, Style::default()), "bestmove (none)");
     }
@@ -190,6 +191,7 @@ mod tests {
             score: None,
             depth: 1,
             nodes: 1,
+            pv: vec![castle],
         };
         assert_eq!(bestmove(&pos, &r, Style::default()), "bestmove e1g1");
         let style = Style {

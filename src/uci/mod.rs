@@ -52,7 +52,6 @@ impl Game {
 
 /// Option values the protocol layer applies itself.
 struct Settings {
-    threads: i64,
     ponder: bool,
     own_book: bool,
     /// The book from `BookFile`; `None` means the embedded book.
@@ -104,7 +103,6 @@ impl Uci {
             game: Game::start(),
             specs: options::registry(),
             settings: Settings {
-                threads: 1,
                 ponder: false,
                 own_book: true,
                 book: None,
@@ -292,14 +290,7 @@ impl Uci {
                     out.info_string(&format!("hash table set to {mb} MiB"));
                 }
             }
-            ("Threads", OptionValue::Int(n)) => {
-                s.threads = n;
-                if n > 1 {
-                    self.out.info_string(&format!(
-                        "Threads is {n}, but this version of Brudno searches with one thread"
-                    ));
-                }
-            }
+            ("Threads", OptionValue::Int(n)) => s.search.threads = n as usize,
             ("Clear Hash", _) => self.engine.with_searcher(|se| se.clear()),
             ("Move Overhead", OptionValue::Int(ms)) => s.search.move_overhead_ms = ms as u64,
             ("Ponder", OptionValue::Bool(b)) => s.ponder = b,

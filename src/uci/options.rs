@@ -59,7 +59,7 @@ pub fn registry() -> Vec<OptionSpec> {
                 min: 1,
                 max: 1024,
             },
-            help: "search threads (the search runs one thread for now)",
+            help: "search threads (Lazy SMP: helpers share the hash table)",
         },
         OptionSpec {
             name: "Clear Hash",
