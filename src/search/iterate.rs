@@ -6,6 +6,7 @@
 use super::alphabeta::Search;
 use super::legality::is_legal;
 use super::score::*;
+use super::strength;
 use super::time::{self, TimeBudget};
 use super::{Bound, Limits, LineInfo, SearchEvent, SearchOptions, SearchResult};
 use crate::chess::{Move, MoveKind, Position};
@@ -187,7 +188,7 @@ impl Driver<'_, '_, '_> {
                 ..line
             }));
         }
-        let best = &self.moves[0];
+        let best = &self.moves[self.strength_choice(options)];
         let pv = verified(&root, &best.pv);
         let ponder = pv.get(1).copied().or_else(|| self.ponder_from_tt(best.mv));
         let score = if best.shown_score != -INF {
@@ -430,6 +431,25 @@ impl Driver<'_, '_, '_> {
         for rm in &mut self.moves {
             rm.pv.push(rm.mv);
         }
+    }
+
+    /// `UCI_LimitStrength`: the index of the root move to play, chosen among the MultiPV
+    /// lines of the last completed iteration (0 = the best, when strength is not limited).
+    fn strength_choice(&self, options: &SearchOptions) -> usize {
+        let Some(elo) = options.strength_elo else {
+            return 0;
+        };
+        let mut lines: Vec<(i32, usize)> = (0..self.multipv)
+            .filter(|&i| self.moves[i].prev_score != -INF)
+            .map(|i| (self.moves[i].prev_score, i))
+            .collect();
+        if lines.len() < 2 {
+            return 0;
+        }
+        lines.sort_by_key(|&(score, _)| std::cmp::Reverse(score));
+        let scores: Vec<i32> = lines.iter().map(|l| l.0).collect();
+        let mut rng = strength::Rng::from_time();
+        lines[strength::choose(&scores, elo, &mut rng)].1
     }
 
     /// A reply to ponder on when the PV has only the best move: the table's move after it.

@@ -11,6 +11,7 @@ pub mod picker;
 pub mod score;
 pub mod see;
 mod smp;
+pub mod strength;
 pub mod time;
 pub mod tt;
 
@@ -79,6 +80,8 @@ pub struct SearchOptions {
     pub secondary_search: bool,
     /// `SecondaryDepth`: the extra plies of the secondary search.
     pub secondary_depth: u32,
+    /// `UCI_LimitStrength` on: play at about this `UCI_Elo` (see `strength.rs`).
+    pub strength_elo: Option<u32>,
 }
 
 impl Default for SearchOptions {
@@ -99,6 +102,7 @@ impl Default for SearchOptions {
             singular_extensions: false,
             secondary_search: false,
             secondary_depth: 2,
+            strength_elo: None,
         }
     }
 }
@@ -283,6 +287,27 @@ impl Searcher {
                 pv: Vec::new(),
             };
         }
+        // A limited strength: a node budget, one thread, and a choice among the best lines.
+        let limited;
+        let (limits, options) = match options.strength_elo {
+            None => (limits, options),
+            Some(elo) => {
+                let budget = strength::node_budget(elo);
+                limited = (
+                    Limits {
+                        nodes: Some(limits.nodes.map_or(budget, |n| n.min(budget))),
+                        ..limits.clone()
+                    },
+                    SearchOptions {
+                        threads: 1,
+                        multipv: options.multipv.max(strength::CANDIDATE_LINES),
+                        secondary_search: false,
+                        ..options.clone()
+                    },
+                );
+                (&limited.0, &limited.1)
+            }
+        };
         self.tt.new_search();
         let threads = options.threads.clamp(1, smp::MAX_THREADS);
         while self.tables.len() < threads {

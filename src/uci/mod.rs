@@ -64,6 +64,9 @@ struct Settings {
     syzygy_50_move_rule: bool,
     chess960: bool,
     show_wdl: bool,
+    /// `UCI_LimitStrength` and `UCI_Elo` (combined into `search.strength_elo`).
+    limit_strength: bool,
+    uci_elo: u32,
     search: SearchOptions,
 }
 
@@ -114,6 +117,8 @@ impl Uci {
                 syzygy_50_move_rule: true,
                 chess960: false,
                 show_wdl: false,
+                limit_strength: false,
+                uci_elo: 1500,
                 search: SearchOptions::default(),
             },
             debug: false,
@@ -295,6 +300,14 @@ impl Uci {
             ("Move Overhead", OptionValue::Int(ms)) => s.search.move_overhead_ms = ms as u64,
             ("Ponder", OptionValue::Bool(b)) => s.ponder = b,
             ("MultiPV", OptionValue::Int(n)) => s.search.multipv = n as usize,
+            ("UCI_LimitStrength", OptionValue::Bool(b)) => {
+                s.limit_strength = b;
+                s.search.strength_elo = b.then_some(s.uci_elo);
+            }
+            ("UCI_Elo", OptionValue::Int(elo)) => {
+                s.uci_elo = elo as u32;
+                s.search.strength_elo = s.limit_strength.then_some(s.uci_elo);
+            }
             ("OwnBook", OptionValue::Bool(b)) => s.own_book = b,
             ("BookFile", OptionValue::Text(path)) => self.set_book_file(&path),
             ("BookDepth", OptionValue::Int(n)) => s.book_depth = n as u32,

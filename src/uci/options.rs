@@ -105,6 +105,20 @@ pub fn registry() -> Vec<OptionSpec> {
             help: "Chess960: castling is written king-takes-rook (e1h1)",
         },
         OptionSpec {
+            name: "UCI_LimitStrength",
+            kind: Check { default: false },
+            help: "play weaker, at about UCI_Elo (a node budget and a choice among the best lines)",
+        },
+        OptionSpec {
+            name: "UCI_Elo",
+            kind: Spin {
+                default: 1500,
+                min: crate::search::strength::MIN_ELO as i64,
+                max: crate::search::strength::MAX_ELO as i64,
+            },
+            help: "the rating UCI_LimitStrength plays at",
+        },
+        OptionSpec {
             name: "UCI_ShowWDL",
             kind: Check { default: false },
             help: "add 'wdl W D L' (per mille) to info lines",

@@ -1,0 +1,152 @@
+//! `UCI_LimitStrength` / `UCI_Elo`: weaker play for human opponents, made the way a weaker
+//! player is weaker — it sees less (a node budget per move) and it sometimes prefers a move
+//! that is not the best (a choice among the best few lines, weighted by how much worse each
+//! one is, with more tolerance the lower the rating). The engine never sleeps to look weak:
+//! a limited search simply ends sooner.
+//!
+//! The numbers here map a rating to a node budget and a tolerance; which rating they
+//! really play at was measured by games (README, "Playing strength limits").
+
+use super::score::MATE_BOUND;
+
+/// The range of `UCI_Elo`.
+pub const MIN_ELO: u32 = 800;
+pub const MAX_ELO: u32 = 2800;
+
+/// How many of the best lines the move is chosen from.
+pub const CANDIDATE_LINES: usize = 4;
+
+/// How weak `elo` is on a 0 (strongest) … 1 (weakest) scale.
+fn weakness(elo: u32) -> f64 {
+    let elo = elo.clamp(MIN_ELO, MAX_ELO);
+    (MAX_ELO - elo) as f64 / (MAX_ELO - MIN_ELO) as f64
+}
+
+/// Nodes per move: 200 at the bottom of the range, doubling every 200 points up to
+/// about 200,000 at the top.
+pub fn node_budget(elo: u32) -> u64 {
+    let doublings = 10.0 * (1.0 - weakness(elo));
+    (200.0 * doublings.exp2()) as u64
+}
+
+/// Centipawns of "temperature": a line `x` cp worse than the best is chosen with weight
+/// `exp(-x / t)`. 200 cp at the bottom, falling with the square of the strength to 0 at the
+/// top (where the best move is always played).
+pub fn tolerance_cp(elo: u32) -> f64 {
+    let w = weakness(elo);
+    200.0 * w * w
+}
+
+/// A small generator for the choice (no crate needed; quality is not critical here).
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed | 1)
+    }
+
+    /// Seeded from the clock: every game differs.
+    pub fn from_time() -> Rng {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        Rng::new(nanos ^ (std::process::id() as u64).rotate_left(32))
+    }
+
+    /// Uniform in [0, 1).
+    pub fn next_f64(&mut self) -> f64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        let x = self.0.wrapping_mul(0x2545_f491_4f6c_dd1d);
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Which of the candidate lines to play, given their scores (best first, internal units).
+/// A forced mate is never given away, and a line that gets mated is never chosen over one
+/// that does not.
+pub fn choose(scores: &[i32], elo: u32, rng: &mut Rng) -> usize {
+    let Some(&best) = scores.first() else {
+        return 0;
+    };
+    let t = tolerance_cp(elo);
+    if t < 1.0 || best > MATE_BOUND {
+        return 0;
+    }
+    let weights: Vec<f64> = scores
+        .iter()
+        .map(|&s| {
+            if s < -MATE_BOUND && best >= -MATE_BOUND {
+                0.0
+            } else {
+                (-((best - s).max(0) as f64) / t).exp()
+            }
+        })
+        .collect();
+    let total: f64 = weights.iter().sum();
+    let mut x = rng.next_f64() * total;
+    for (i, w) in weights.iter().enumerate() {
+        if x < *w {
+            return i;
+        }
+        x -= w;
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_grow_and_tolerance_shrinks_with_the_rating() {
+        let elos = [800, 1200, 1600, 2000, 2400, 2800];
+        for w in elos.windows(2) {
+            assert!(node_budget(w[0]) < node_budget(w[1]));
+            assert!(tolerance_cp(w[0]) > tolerance_cp(w[1]));
+        }
+        assert_eq!(node_budget(800), 200);
+        assert_eq!(node_budget(2800), 204_800);
+        assert_eq!(tolerance_cp(2800), 0.0);
+        assert_eq!(node_budget(100), node_budget(800));
+    }
+
+    #[test]
+    fn the_top_of_the_range_always_plays_the_best_line() {
+        let mut rng = Rng::new(7);
+        for _ in 0..100 {
+            assert_eq!(choose(&[30, 29, 28, 27], 2800, &mut rng), 0);
+        }
+    }
+
+    #[test]
+    fn low_ratings_spread_their_choice_by_how_much_worse_a_line_is() {
+        let mut rng = Rng::new(11);
+        let mut counts = [0; 4];
+        for _ in 0..10_000 {
+            counts[choose(&[50, 40, -100, -600], 1000, &mut rng)] += 1;
+        }
+        assert!(counts[0] > counts[1] && counts[1] > counts[2] && counts[2] > counts[3]);
+        assert!(counts[1] > 2000, "{counts:?}");
+        let mut strong = [0; 4];
+        for _ in 0..10_000 {
+            strong[choose(&[50, 40, -100, -600], 2400, &mut rng)] += 1;
+        }
+        assert!(
+            strong[0] > counts[0] && strong[2] + strong[3] < 10,
+            "{strong:?}"
+        );
+    }
+
+    #[test]
+    fn mates_are_neither_missed_nor_walked_into() {
+        let mut rng = Rng::new(3);
+        for _ in 0..1000 {
+            assert_eq!(choose(&[MATE_BOUND + 10, 200, 100], 800, &mut rng), 0);
+            assert_ne!(choose(&[0, -5, -MATE_BOUND - 10], 800, &mut rng), 2);
+        }
+    }
+}
