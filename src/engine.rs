@@ -2,8 +2,9 @@
 //! on its own thread, stop it, tell it the ponder move was played, wait for it.
 //! It owns the searcher (and so the transposition table) across searches.
 
-use crate::chess::Position;
+use crate::chess::{GenType, Move, MoveList, Position};
 use crate::search::{Limits, SearchControl, SearchEvent, SearchOptions, SearchResult, Searcher};
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -18,6 +19,34 @@ pub struct SearchJob {
 }
 
 const SEARCH_STACK_BYTES: usize = 16 << 20;
+
+/// A panic's message, if it has one.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_string()
+    }
+}
+
+/// What to play when the search failed: the best move it had shown, else a legal capture or promotion, else any legal move; none when
+/// there is none.
+fn fallback_result(root: &Position, shown_best: Option<Move>) -> SearchResult {
+    let mut noisy = MoveList::new();
+    root.generate(GenType::Noisy, &mut noisy);
+    let all = root.legal_moves();
+    let best = shown_best.or_else(|| noisy.first().or_else(|| all.first()).copied());
+    SearchResult {
+        best,
+        ponder: None,
+        score: None,
+        depth: 0,
+        nodes: 0,
+        pv: best.into_iter().collect(),
+    }
+}
 
 pub struct Engine {
     searcher: Arc<Mutex<Searcher>>,
@@ -55,14 +84,41 @@ impl Engine {
         let spawned = thread.spawn(move || {
             let result = {
                 let mut searcher = searcher.lock().unwrap_or_else(|e| e.into_inner());
-                searcher.search(
-                    &job.root,
-                    &job.history,
-                    &job.limits,
-                    &job.options,
-                    &control,
-                    &mut on_event,
-                )
+                // The first move of the last line shown: what to play should the search fail.
+                let mut shown_best: Option<Move> = None;
+                let mut forward = |e: SearchEvent| {
+                    if let SearchEvent::Line(line) = &e {
+                        if line.multipv == 1 && !line.pv.is_empty() {
+                            shown_best = Some(line.pv[0]);
+                        }
+                    }
+                    on_event(e);
+                };
+                // A panic in the search (a bug) must not cost the game: it is reported, a
+                // legal move still goes out, and the engine keeps answering.
+                let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    searcher.search(
+                        &job.root,
+                        &job.history,
+                        &job.limits,
+                        &job.options,
+                        &control,
+                        &mut forward,
+                    )
+                }));
+                match outcome {
+                    Ok(result) => result,
+                    Err(payload) => {
+                        let what = panic_text(payload.as_ref());
+                        log::error!("the search panicked: {what}");
+                        forward(SearchEvent::Message(format!(
+                            "error: the search failed ({what}); playing a legal move instead"
+                        )));
+                        // Tables may be half-updated: start afresh.
+                        searcher.clear();
+                        fallback_result(&job.root, shown_best)
+                    }
+                }
             };
             // The GUI must not see a best move before it asked for one.
             while (job.limits.infinite || control.pondering()) && !control.stop_requested() {

@@ -238,8 +238,6 @@ fn bad_input_is_reported_and_the_state_is_kept() {
     let fen = current_fen(&mut gui);
     let bad = [
         "xyzzy plugh",
-        "go depth banana",
-        "go wtime",
         "setoption name No Such Option value 3",
         "setoption name Hash value 0",
         "setoption name Hash value 99999999",
@@ -528,4 +526,103 @@ fn syzygy_tables_restrict_the_root_to_moves_that_keep_the_result() {
     gui.send("go depth 10");
     let lines = gui.until("bestmove");
     assert!(lines.iter().all(|l| tbhits(l) == 0), "{lines:#?}");
+}
+
+#[test]
+fn a_panic_in_the_search_is_reported_and_a_legal_move_still_goes_out() {
+    // Fault injection: the search panics once it has searched 5,000 nodes.
+    let mut gui = Gui::start_with_env(&[("BRUDNO_FAULT_PANIC_AFTER_NODES", "5000")]);
+    gui.send("setoption name OwnBook value false");
+    gui.send("position startpos moves e2e4");
+    gui.send("go depth 12");
+    let lines = gui.until("bestmove");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string error: the search failed")),
+        "{lines:?}"
+    );
+    let pos =
+        Position::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").unwrap();
+    let mv = bestmove_of(&lines);
+    assert!(pos.parse_uci_move(&mv).is_some(), "{mv}");
+    // The move shown last before the failure is the one played.
+    let shown = lines
+        .iter()
+        .rev()
+        .find_map(|l| l.split(" pv ").nth(1))
+        .and_then(|pv| pv.split(' ').next())
+        .map(str::to_string);
+    assert_eq!(shown, Some(mv));
+    // The engine goes on: it answers, and a search small enough to finish works.
+    gui.sync();
+    gui.send("go depth 2");
+    let lines = gui.until("bestmove");
+    assert!(!lines.iter().any(|l| l.contains("error")), "{lines:?}");
+}
+
+/// Every odd `go` gets exactly one legal `bestmove` (a GUI that waits for it must not hang),
+/// with an `info string error` for what was ignored. `stop` is sent where the remaining limits
+/// leave the search unbounded. (protocol.md, "Errors", the `go` rows.)
+#[test]
+fn odd_go_limits_still_give_one_legal_bestmove() {
+    // (command, an error is reported, the search needs a stop)
+    let rows: [(&str, bool, bool); 18] = [
+        ("go depth banana", true, true),
+        ("go wtime", true, true),
+        ("go frobnicate 3 depth 3", true, false),
+        ("go nodes -5 depth 3", true, false),
+        ("go depth 99999999999", false, true),
+        ("go nodes 123456789012345678901234567890", false, true),
+        ("go depth 0", false, false),
+        ("go nodes 0", false, false),
+        ("go mate 0 depth 3", false, false),
+        ("go movetime 0", false, false),
+        ("go movetime -5", true, false),
+        ("go wtime -100 btime -100", true, false),
+        ("go wtime 0 btime 0 winc 0 binc 0", false, false),
+        ("go wtime 1000 btime 1000 winc -50 binc -50", true, false),
+        ("go movestogo 0 wtime 1000 btime 1000", false, false),
+        ("go depth 4 infinite", false, true),
+        ("go ponder", false, true),
+        ("go searchmoves e2e5 depth 3", true, false),
+    ];
+    let mut gui = Gui::start();
+    gui.send("setoption name OwnBook value false");
+    gui.send("position startpos moves e2e4 c7c5");
+    let fen = current_fen(&mut gui);
+    let pos = Position::from_fen(&fen).unwrap();
+    for (command, error, needs_stop) in rows {
+        gui.send(command);
+        let mut lines = Vec::new();
+        if needs_stop {
+            // Unbounded: no bestmove until told.
+            lines = gui.drain(Duration::from_millis(150));
+            assert_eq!(
+                count(&lines, "bestmove"),
+                0,
+                "'{command}' ended alone: {lines:?}"
+            );
+            gui.send("stop");
+        }
+        lines.extend(gui.until("bestmove"));
+        lines.extend(gui.sync());
+        assert_eq!(count(&lines, "bestmove"), 1, "'{command}': {lines:?}");
+        assert!(
+            pos.parse_uci_move(&bestmove_of(&lines)).is_some(),
+            "'{command}'"
+        );
+        let reported = lines.iter().any(|l| l.starts_with("info string error:"));
+        assert_eq!(reported, error, "'{command}': {lines:?}");
+        assert_eq!(
+            current_fen(&mut gui),
+            fen,
+            "'{command}' changed the position"
+        );
+    }
+    // Out of place: ponderhit and stop with no search are ignored.
+    gui.send("ponderhit");
+    gui.send("stop");
+    let lines = gui.sync();
+    assert_eq!(lines, vec!["readyok"]);
 }

@@ -154,6 +154,9 @@ pub struct Search<'a> {
     pub is_helper: bool,
     /// A helper's nodes already added to `shared_nodes`.
     published_nodes: u64,
+    /// Fault injection for the robustness tests: panic once this many nodes are searched
+    /// (environment variable `BRUDNO_FAULT_PANIC_AFTER_NODES`; never set in play).
+    pub panic_after_nodes: u64,
 }
 
 /// Most quiet moves remembered per node for the history malus.
@@ -221,6 +224,7 @@ impl<'a> Search<'a> {
             shared_nodes: None,
             is_helper: false,
             published_nodes: 0,
+            panic_after_nodes: u64::MAX,
         }
     }
 
@@ -240,6 +244,9 @@ impl<'a> Search<'a> {
     /// Polled every 1024 nodes (and at every node past a node limit).
     #[cold]
     pub fn check_limits(&mut self) {
+        if self.nodes >= self.panic_after_nodes {
+            panic!("fault injected after {} nodes", self.nodes);
+        }
         if let (true, Some(shared)) = (self.is_helper, self.shared_nodes) {
             shared.fetch_add(self.nodes - self.published_nodes, Ordering::Relaxed);
             self.published_nodes = self.nodes;

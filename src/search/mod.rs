@@ -347,6 +347,10 @@ impl Searcher {
             search.tablebases = options.tablebases.clone();
             search.root_idx = history.len();
             search.shared_nodes = Some(&helper_nodes);
+            search.panic_after_nodes = std::env::var("BRUDNO_FAULT_PANIC_AFTER_NODES")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(u64::MAX);
             let main = Driver {
                 s: &mut search,
                 root: *root,

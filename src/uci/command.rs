@@ -18,6 +18,9 @@ pub struct GoParams {
     pub searchmoves: Vec<String>,
     /// `go perft N` (a Stockfish extension).
     pub perft: Option<u32>,
+    /// Parameters that were wrong and left out (or clamped): a `go` still searches, so that
+    /// the GUI gets its `bestmove`, and the engine says what it ignored.
+    pub warnings: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -263,50 +266,119 @@ fn parse_position(line: &str, rest: &[&str]) -> Command {
 fn parse_go(line: &str, rest: &[&str]) -> Command {
     let mut go = GoParams::default();
     let mut i = 0;
-    fn number<T: std::str::FromStr>(rest: &[&str], i: usize, what: &str) -> Result<T, String> {
-        rest.get(i + 1)
-            .ok_or_else(|| format!("go {what} needs a value"))?
-            .parse::<T>()
-            .map_err(|_| format!("go {what}: '{}' is not a valid number", rest[i + 1]))
+    /// The value after `rest[i]` as a whole number of any size (clamped later).
+    fn number(rest: &[&str], i: usize, what: &str) -> Result<i128, String> {
+        let text = rest
+            .get(i + 1)
+            .filter(|t| !is_go_keyword(t))
+            .ok_or_else(|| format!("go {what} needs a value; ignored"))?;
+        let digits = text.strip_prefix('+').unwrap_or(text);
+        if !digits.is_empty()
+            && digits
+                .trim_start_matches('-')
+                .chars()
+                .all(|c| c.is_ascii_digit())
+        {
+            // More digits than an i128 holds: as large as it gets.
+            Ok(digits
+                .parse::<i128>()
+                .unwrap_or(if digits.starts_with('-') {
+                    i128::MIN
+                } else {
+                    i128::MAX
+                }))
+        } else {
+            Err(format!("go {what}: '{text}' is not a number; ignored"))
+        }
+    }
+    /// A count that cannot be negative (depth, nodes, mate, movestogo): huge values are
+    /// clamped to the type's maximum, negative ones are left out.
+    fn count<T: TryFrom<i128> + Bounded>(
+        v: i128,
+        what: &str,
+        warnings: &mut Vec<String>,
+    ) -> Option<T> {
+        if v < 0 {
+            warnings.push(format!("go {what} is negative ({v}); ignored"));
+            return None;
+        }
+        Some(T::try_from(v).unwrap_or(T::MAX))
+    }
+    fn millis(v: i128) -> i64 {
+        v.clamp(i64::MIN as i128, i64::MAX as i128) as i64
     }
     while i < rest.len() {
         let word = rest[i].to_ascii_lowercase();
-        let parsed: Result<usize, String> = (|| {
-            match word.as_str() {
-                "infinite" => go.limits.infinite = true,
-                "ponder" => go.limits.ponder = true,
-                "wtime" => go.limits.wtime = Some(number(rest, i, "wtime")?),
-                "btime" => go.limits.btime = Some(number(rest, i, "btime")?),
-                "winc" => go.limits.winc = Some(number(rest, i, "winc")?),
-                "binc" => go.limits.binc = Some(number(rest, i, "binc")?),
-                "movestogo" => go.limits.movestogo = Some(number(rest, i, "movestogo")?),
-                "depth" => go.limits.depth = Some(number(rest, i, "depth")?),
-                "nodes" => go.limits.nodes = Some(number(rest, i, "nodes")?),
-                "mate" => go.limits.mate = Some(number(rest, i, "mate")?),
-                "movetime" => go.limits.movetime = Some(number(rest, i, "movetime")?),
-                "perft" => go.perft = Some(number(rest, i, "perft")?),
-                "searchmoves" => {
-                    // Moves run until the next keyword.
-                    let mut j = i + 1;
-                    while j < rest.len() && !is_go_keyword(rest[j]) {
-                        go.searchmoves.push(rest[j].to_string());
-                        j += 1;
-                    }
-                    return Ok(j);
-                }
-                _ => return Err(format!("go: unknown parameter '{}'", rest[i])),
+        let w = &mut go.warnings;
+        let step = match word.as_str() {
+            "infinite" => {
+                go.limits.infinite = true;
+                1
             }
-            Ok(match word.as_str() {
-                "infinite" | "ponder" => i + 1,
-                _ => i + 2,
-            })
-        })();
-        match parsed {
-            Ok(next) => i = next,
-            Err(reason) => return invalid(line, &reason),
-        }
+            "ponder" => {
+                go.limits.ponder = true;
+                1
+            }
+            "searchmoves" => {
+                // Moves run until the next keyword.
+                let mut j = i + 1;
+                while j < rest.len() && !is_go_keyword(rest[j]) {
+                    go.searchmoves.push(rest[j].to_string());
+                    j += 1;
+                }
+                j - i
+            }
+            "wtime" | "btime" | "winc" | "binc" | "movestogo" | "depth" | "nodes" | "mate"
+            | "movetime" | "perft" => match number(rest, i, &word) {
+                Err(e) if word == "perft" => return invalid(line, &e),
+                Err(e) => {
+                    w.push(e);
+                    // A missing value is not skipped over: the next word is a keyword.
+                    if rest.get(i + 1).is_some_and(|t| !is_go_keyword(t)) {
+                        2
+                    } else {
+                        1
+                    }
+                }
+                Ok(v) => {
+                    let l = &mut go.limits;
+                    match word.as_str() {
+                        "wtime" => l.wtime = Some(millis(v)),
+                        "btime" => l.btime = Some(millis(v)),
+                        "winc" => l.winc = Some(millis(v)),
+                        "binc" => l.binc = Some(millis(v)),
+                        "movetime" => l.movetime = Some(millis(v)),
+                        "movestogo" => l.movestogo = count(v, &word, w),
+                        "depth" => l.depth = count(v, &word, w),
+                        "nodes" => l.nodes = count(v, &word, w),
+                        "mate" => l.mate = count(v, &word, w),
+                        _ => match count(v, &word, w) {
+                            Some(n) => go.perft = Some(n),
+                            None => return invalid(line, "go perft needs a depth of 0 or more"),
+                        },
+                    }
+                    2
+                }
+            },
+            _ => {
+                w.push(format!("go: unknown parameter '{}'; ignored", rest[i]));
+                1
+            }
+        };
+        i += step;
     }
     Command::Go(go)
+}
+
+/// The largest value of a count type.
+trait Bounded {
+    const MAX: Self;
+}
+impl Bounded for u32 {
+    const MAX: u32 = u32::MAX;
+}
+impl Bounded for u64 {
+    const MAX: u64 = u64::MAX;
 }
 
 fn is_go_keyword(w: &str) -> bool {
@@ -433,7 +505,26 @@ mod tests {
         assert_eq!(go("go mate 3").limits.mate, Some(3));
         assert_eq!(go("go nodes 5000").limits.nodes, Some(5000));
         assert_eq!(go("go"), GoParams::default());
-        assert!(matches!(parse("go depth x"), Command::Invalid { .. }));
-        assert!(matches!(parse("go wtime"), Command::Invalid { .. }));
+        // A bad parameter is left out with a warning; the search still runs.
+        let g = go("go depth x wtime 500");
+        assert_eq!((g.limits.depth, g.limits.wtime), (None, Some(500)));
+        assert_eq!(g.warnings, vec!["go depth: 'x' is not a number; ignored"]);
+        let g = go("go wtime btime 300");
+        assert_eq!((g.limits.wtime, g.limits.btime), (None, Some(300)));
+        assert_eq!(g.warnings, vec!["go wtime needs a value; ignored"]);
+        let g = go("go depth 99999999999 nodes 123456789012345678901234567890");
+        assert_eq!(
+            (g.limits.depth, g.limits.nodes),
+            (Some(u32::MAX), Some(u64::MAX))
+        );
+        assert!(g.warnings.is_empty());
+        let g = go("go nodes -5 movestogo -1 depth 4 frobnicate");
+        assert_eq!((g.limits.nodes, g.limits.movestogo), (None, None));
+        assert_eq!(g.limits.depth, Some(4));
+        assert_eq!(g.warnings.len(), 3, "{:?}", g.warnings);
+        assert!(go("go wtime -99999999999999999999999").limits.wtime < Some(-1_000_000_000));
+        assert_eq!(go("go btime +1500").limits.btime, Some(1500));
+        assert!(matches!(parse("go perft x"), Command::Invalid { .. }));
+        assert!(matches!(parse("go perft -1"), Command::Invalid { .. }));
     }
 }

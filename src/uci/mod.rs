@@ -479,6 +479,9 @@ impl Uci {
     }
 
     fn go(&mut self, params: GoParams) {
+        for warning in &params.warnings {
+            self.error(warning);
+        }
         if let Some(depth) = params.perft {
             self.perft(depth);
             return;
@@ -504,13 +507,12 @@ impl Uci {
         for (what, t) in [
             ("wtime", limits.wtime),
             ("btime", limits.btime),
+            ("winc", limits.winc),
+            ("binc", limits.binc),
             ("movetime", limits.movetime),
         ] {
-            if t.is_some_and(|t| t < 0) {
-                self.out.info_string(&format!(
-                    "{what} is negative ({}); treated as 0",
-                    t.unwrap()
-                ));
+            if let Some(t) = t.filter(|&t| t < 0) {
+                self.error(&format!("{what} is negative ({t}); treated as 0"));
             }
         }
 

@@ -18,7 +18,13 @@ pub struct Gui {
 
 impl Gui {
     pub fn start() -> Gui {
+        Gui::start_with_env(&[])
+    }
+
+    /// Starts the engine with extra environment variables.
+    pub fn start_with_env(vars: &[(&str, &str)]) -> Gui {
         let mut child = Command::new(env!("CARGO_BIN_EXE_brudno"))
+            .envs(vars.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
