@@ -51,7 +51,7 @@ fn check(threads: u32) {
             };
             for (go, clock_ms) in [
                 (format!("go {side} 30"), 30),
-                (format!("go wtime 30 btime 30 winc 0 binc 0"), 30),
+                ("go wtime 30 btime 30 winc 0 binc 0".to_string(), 30),
                 (format!("go {side} 1000 movestogo 1"), 1000),
                 (format!("go {side} 150 movestogo 1"), 150),
             ] {
