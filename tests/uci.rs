@@ -626,3 +626,18 @@ fn odd_go_limits_still_give_one_legal_bestmove() {
     let lines = gui.sync();
     assert_eq!(lines, vec!["readyok"]);
 }
+
+/// Found by tests/uci_fuzz.rs: a `go` sent during an unbounded search, then `stop`, left the
+/// first search running for ever (the stop waited for the queued `go`).
+#[test]
+fn stop_with_a_queued_go_ends_both_searches() {
+    let mut gui = Gui::start();
+    gui.send("setoption name OwnBook value false");
+    gui.send("go infinite");
+    gui.send("go depth 30");
+    std::thread::sleep(Duration::from_millis(100));
+    gui.send("stop");
+    gui.until("bestmove");
+    gui.until("bestmove");
+    assert_eq!(count(&gui.sync(), "bestmove"), 0);
+}

@@ -90,6 +90,20 @@ pub fn parse(line: &str) -> Command {
         }
         _ => {}
     }
+    if keyword == "go" {
+        // vampirc-uci reads odd `go` lines lossily (`go binc -5 depth depth 2` and
+        // `go searchmoves depth 2` lose the depth), so its reading is taken only where it
+        // agrees with our own; otherwise ours, which names what it left out.
+        let ours = parse_fallback(line, &keyword);
+        return match parse_with_vampirc(line) {
+            Some(theirs) if theirs == ours => theirs,
+            Some(theirs) => {
+                log::debug!("go read as {ours:?}; vampirc-uci read {theirs:?}");
+                ours
+            }
+            None => ours,
+        };
+    }
     if let Some(cmd) = parse_with_vampirc(line) {
         return cmd;
     }
@@ -524,6 +538,12 @@ mod tests {
         assert_eq!(g.warnings.len(), 3, "{:?}", g.warnings);
         assert!(go("go wtime -99999999999999999999999").limits.wtime < Some(-1_000_000_000));
         assert_eq!(go("go btime +1500").limits.btime, Some(1500));
+        // Found by tests/uci_fuzz.rs: vampirc-uci dropped these depths.
+        assert_eq!(go("go binc -5 depth depth 2").limits.depth, Some(2));
+        assert_eq!(
+            go("go mate 1 movetime 9 searchmoves depth 2").limits.depth,
+            Some(2)
+        );
         assert!(matches!(parse("go perft x"), Command::Invalid { .. }));
         assert!(matches!(parse("go perft -1"), Command::Invalid { .. }));
     }

@@ -208,14 +208,25 @@ impl Uci {
     fn handle_while_searching(&mut self, line: &str, pending: &mut VecDeque<String>) -> Flow {
         match command::parse(line) {
             Command::IsReady => self.out.line("readyok"),
-            Command::Stop | Command::PonderHit
+            // A `stop` ends the running search; when a `go` waits behind it, that search is
+            // stopped too (the stop is queued after it), so that no search is left running
+            // with nothing to end it.
+            Command::Stop => {
+                self.engine.stop();
+                if pending
+                    .iter()
+                    .any(|l| matches!(command::parse(l), Command::Go(_)))
+                {
+                    pending.push_back(line.to_string());
+                }
+            }
+            Command::PonderHit
                 if pending
                     .iter()
                     .any(|l| matches!(command::parse(l), Command::Go(_))) =>
             {
                 pending.push_back(line.to_string())
             }
-            Command::Stop => self.engine.stop(),
             Command::PonderHit => self.engine.ponderhit(),
             Command::Quit => {
                 self.engine.stop();
