@@ -128,6 +128,9 @@ impl Driver<'_, '_, '_> {
             if self.s.stopped {
                 break;
             }
+            // A later line may have scored above an earlier one (each is searched with the
+            // earlier ones left out); GUIs expect the lines best first.
+            self.moves[..self.multipv].sort_by_key(|rm| std::cmp::Reverse(rm.score));
             completed = depth;
             self.s.depth1_done = true;
             for i in 0..self.moves.len() {
