@@ -19,6 +19,16 @@ fn current_fen(gui: &mut Gui) -> String {
     fen_line(&gui.sync())
 }
 
+/// Sends `line` and checks that a line starting with `prefix` comes back before `readyok`.
+fn answers_with(gui: &mut Gui, line: &str, prefix: &str) {
+    gui.send(line);
+    let lines = gui.sync();
+    assert!(
+        lines.iter().any(|l| l.starts_with(prefix)),
+        "'{line}' did not answer '{prefix}': {lines:?}"
+    );
+}
+
 fn bestmove_of(lines: &[String]) -> String {
     let line = lines
         .iter()
@@ -460,11 +470,11 @@ fn the_embedded_book_answers_in_the_opening_and_ownbook_false_never_consults_it(
 #[test]
 fn outside_the_book_the_engine_searches_and_a_bad_book_file_falls_back() {
     let mut gui = Gui::start();
-    gui.send("setoption name BookFile value /no/such/book.bin");
-    let lines = gui.sync();
-    assert!(lines
-        .iter()
-        .any(|l| l.starts_with("info string error: book file /no/such/book.bin not used")));
+    answers_with(
+        &mut gui,
+        "setoption name BookFile value /no/such/book.bin",
+        "info string error: book file /no/such/book.bin not used",
+    );
     gui.send("position startpos");
     gui.send("go wtime 10000 btime 10000");
     let lines = gui.until("bestmove");
@@ -485,19 +495,17 @@ fn outside_the_book_the_engine_searches_and_a_bad_book_file_falls_back() {
 #[test]
 fn syzygy_tables_restrict_the_root_to_moves_that_keep_the_result() {
     let mut gui = Gui::start();
-    gui.send("setoption name SyzygyPath value /no/such/folder");
-    assert!(gui
-        .sync()
-        .iter()
-        .any(|l| l.starts_with("info string error: SyzygyPath not used")));
-    gui.send(&format!(
-        "setoption name SyzygyPath value {}/tests/data/syzygy",
-        env!("CARGO_MANIFEST_DIR")
-    ));
-    assert!(gui
-        .sync()
-        .iter()
-        .any(|l| l.starts_with("info string Syzygy tablebases:")));
+    answers_with(
+        &mut gui,
+        "setoption name SyzygyPath value /no/such/folder",
+        "info string error: SyzygyPath not used",
+    );
+    let path = format!("{}/tests/data/syzygy", env!("CARGO_MANIFEST_DIR"));
+    answers_with(
+        &mut gui,
+        &format!("setoption name SyzygyPath value {path}"),
+        "info string Syzygy tablebases:",
+    );
     // KRK, the rook side to move: only winning moves are kept.
     gui.send("position fen 8/8/8/3k4/8/8/3r4/K7 b - - 0 1");
     gui.send("go depth 6");

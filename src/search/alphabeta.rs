@@ -339,6 +339,34 @@ impl<'a> Search<'a> {
         self.is_repetition(pos, ply) || insufficient_material(pos)
     }
 
+    /// What every node of the main and the quiescence search does first: count itself, take
+    /// its place in the line (PV length, selective depth, repetition keys), and end at once
+    /// with a value when the search is stopped, the position is a draw by rule, or the ply
+    /// limit is reached.
+    #[inline(always)]
+    fn open_node<const PV: bool>(&mut self, pos: &Position, ply: usize) -> Option<i32> {
+        self.count_node();
+        if self.stopped {
+            return Some(0);
+        }
+        if PV {
+            self.t.pv_len[ply] = ply;
+        }
+        self.seldepth = self.seldepth.max(ply + 1);
+        self.t.keys[self.root_idx + ply] = pos.key();
+        if self.is_draw(pos, ply) {
+            return Some(DRAW);
+        }
+        if ply >= MAX_PLY - 1 {
+            return Some(if pos.in_check() {
+                DRAW
+            } else {
+                self.evaluate(pos)
+            });
+        }
+        None
+    }
+
     /// Updates the triangular PV at `ply` with `m` followed by the child's line.
     #[inline(always)]
     fn update_pv(&mut self, ply: usize, m: Move) {
@@ -402,24 +430,11 @@ impl<'a> Search<'a> {
         if depth <= 0 {
             return self.qsearch::<PV>(pos, alpha, beta, ply, 0);
         }
-        self.count_node();
-        if self.stopped {
-            return 0;
+        // Step 2. Draws by rule, and the ply limit (in `open_node`).
+        if let Some(v) = self.open_node::<PV>(pos, ply) {
+            return v;
         }
-        if PV {
-            self.t.pv_len[ply] = ply;
-        }
-        self.seldepth = self.seldepth.max(ply + 1);
-        self.t.keys[self.root_idx + ply] = pos.key();
         let in_check = pos.in_check();
-
-        // Step 2. Draws by rule, and the ply limit.
-        if self.is_draw(pos, ply) {
-            return DRAW;
-        }
-        if ply >= MAX_PLY - 1 {
-            return if in_check { DRAW } else { self.evaluate(pos) };
-        }
 
         // Step 3. Mate distance pruning: a mate found nearer the root is better than any
         // result here can be.
@@ -785,23 +800,10 @@ impl<'a> Search<'a> {
         ply: usize,
         qdepth: i32,
     ) -> i32 {
-        self.count_node();
-        if self.stopped {
-            return 0;
+        if let Some(v) = self.open_node::<PV>(pos, ply) {
+            return v;
         }
-        if PV {
-            self.t.pv_len[ply] = ply;
-        }
-        self.seldepth = self.seldepth.max(ply + 1);
-        self.t.keys[self.root_idx + ply] = pos.key();
         let in_check = pos.in_check();
-
-        if self.is_draw(pos, ply) {
-            return DRAW;
-        }
-        if ply >= MAX_PLY - 1 {
-            return if in_check { DRAW } else { self.evaluate(pos) };
-        }
         // Quiescence off: the horizon is the static evaluation (checks still get their
         // evasions searched, or mates would go unseen).
         if !self.sw.quiescence && !in_check {

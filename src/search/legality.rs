@@ -154,6 +154,15 @@ pub fn insufficient_material(pos: &Position) -> bool {
 mod tests {
     use super::*;
 
+    /// The standard perft positions: castling, promotions, en passant, pins and checks.
+    const PERFT_FENS: [&str; 5] = [
+        crate::chess::START_FEN,
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+    ];
+
     fn check_all_raw_moves(pos: &Position) {
         let legal = pos.legal_moves();
         for raw in 0..=u16::MAX {
@@ -169,12 +178,7 @@ mod tests {
 
     #[test]
     fn agrees_with_the_generator_on_every_16_bit_move() {
-        let fens = [
-            crate::chess::START_FEN,
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        let extra = [
             // checks, pins, en passant that exposes the king
             "8/8/8/KPp4r/8/8/8/6k1 w - c6 0 2",
             "4k3/8/8/8/1b6/8/3P4/4K3 w - - 0 1",
@@ -182,7 +186,7 @@ mod tests {
             "4k3/8/8/8/8/5n2/8/4K2R w K - 0 1",
             "r3k3/1P6/8/8/8/8/6p1/4K2R b K - 0 1",
         ];
-        for fen in fens {
+        for fen in PERFT_FENS.iter().chain(&extra) {
             let pos = Position::from_fen(fen).unwrap();
             check_all_raw_moves(&pos);
             // and one ply deeper, to reach replies with checks and pins
@@ -194,17 +198,12 @@ mod tests {
 
     #[test]
     fn gives_check_agrees_with_playing_the_move() {
-        let fens = [
-            crate::chess::START_FEN,
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        let extra = [
             "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1",
             "4k3/8/8/8/8/8/3B4/R3K2R w KQ - 0 1",
             "3k4/8/8/2Pp4/1K6/8/8/8 w - d6 0 1",
         ];
-        for fen in fens {
+        for fen in PERFT_FENS.iter().chain(&extra) {
             let pos = Position::from_fen(fen).unwrap();
             let mut seen = vec![pos];
             for &m in pos.legal_moves().iter() {
