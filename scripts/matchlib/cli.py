@@ -7,7 +7,7 @@ import shutil
 from .engines import EngineSpec
 from .tc import parse_tc
 
-ENGINE_KEYS = {"cmd", "name", "proto", "arg", "args", "dir", "tc", "st", "nodes", "depth", "stderr"}
+ENGINE_KEYS = {"cmd", "name", "proto", "arg", "args", "dir", "tc", "st", "nodes", "depth", "stderr", "ponder"}
 ENGINE_DIRS = ["/usr/games", "/usr/local/games"]
 
 
@@ -46,6 +46,7 @@ def build_spec(pairs, each_pairs=()):
     tc = None
     cwd = None
     stderr = None
+    ponder = False
     for k, v in list(each_pairs) + list(pairs):
         kl = k.lower()
         if kl == "cmd":
@@ -62,6 +63,10 @@ def build_spec(pairs, each_pairs=()):
             cwd = v
         elif kl == "stderr":
             stderr = v
+        elif k == "ponder":   # lower case only: Ponder=... is the engine's UCI option
+            if v.lower() not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+                raise SystemExit(f"ponder={v}: use true or false")
+            ponder = v.lower() in ("true", "1", "yes", "on")
         elif kl == "tc":
             tc = parse_tc(v)
         elif kl in ("st", "nodes", "depth"):
@@ -74,7 +79,8 @@ def build_spec(pairs, each_pairs=()):
         raise SystemExit("an engine needs cmd=PATH")
     argv = shlex.split(cmd)
     argv[0] = find_command(argv[0])
-    return EngineSpec(argv + args, name=name, proto=proto, options=options, tc=tc, cwd=cwd, stderr=stderr)
+    return EngineSpec(argv + args, name=name, proto=proto, options=options, tc=tc, cwd=cwd, stderr=stderr,
+                      ponder=ponder)
 
 
 def dedupe_names(specs):
@@ -108,7 +114,8 @@ def parser():
       -openings file=../shared/openings/2moves_v1.epd order=random -pgnout sprt.pgn
   scripts/match -engine cmd=target/release/brudno -engine cmd=fairymax proto=xboard -tc 40/60
 
-engine keys: cmd= name= proto=uci|xboard args= dir= stderr= tc= st= nodes= depth=;
+engine keys: cmd= name= proto=uci|xboard args= dir= stderr= tc= st= nodes= depth= ponder=true|false
+(ponder: UCI go ponder / ponderhit between moves; set the engine's Ponder=true option too);
 any other KEY=VALUE (or option.KEY=VALUE) is an engine option (UCI setoption / xboard option).
 time controls: 40/60, 40/1:30+0.5, 10+0.1, st=0.1, nodes=5000, depth=8.""")
     p.add_argument("engines", nargs="*", metavar="ENGINE", help="engine command (shorthand for -engine cmd=...)")

@@ -68,9 +68,10 @@ class Reply:
 class EngineSpec:
     """What is needed to start an engine: command, protocol, name, options, own time control."""
 
-    RESERVED = {"cmd", "name", "proto", "arg", "args", "dir", "tc", "st", "nodes", "depth", "stderr"}
+    RESERVED = {"cmd", "name", "proto", "arg", "args", "dir", "tc", "st", "nodes", "depth", "stderr", "ponder"}
 
-    def __init__(self, cmd, name=None, proto="uci", options=None, tc=None, cwd=None, stderr=None):
+    def __init__(self, cmd, name=None, proto="uci", options=None, tc=None, cwd=None, stderr=None,
+                 ponder=False):
         self.cmd = cmd if isinstance(cmd, list) else shlex.split(cmd)
         self.name = name or os.path.basename(self.cmd[0])
         self.proto = proto
@@ -78,9 +79,11 @@ class EngineSpec:
         self.tc = tc
         self.cwd = cwd
         self.stderr = stderr
+        self.ponder = ponder   # UCI: ponder on the expected reply between moves (go ponder / ponderhit)
 
     def __repr__(self):
-        return f"EngineSpec({self.name}: {' '.join(self.cmd)}, {self.proto}, {self.options}, tc={self.tc})"
+        return (f"EngineSpec({self.name}: {' '.join(self.cmd)}, {self.proto}, {self.options}, tc={self.tc}"
+                + (", ponder" if self.ponder else "") + ")")
 
 
 def start_engine(spec, log=None):
@@ -218,8 +221,20 @@ def _mate_to_cp(plies_or_moves, moves=True):
     return (MATE_CP - plies) if n > 0 else -(MATE_CP - plies)
 
 
+def _position_cmd(start_fen, move_texts):
+    pos = "position startpos" if start_fen is None else f"position fen {start_fen}"
+    if move_texts:
+        pos += " moves " + " ".join(move_texts)
+    return pos
+
+
 class UciEngine:
+    """A UCI engine. With spec.ponder, after `bestmove X ponder Y` it is sent the game plus X Y and
+    `go ponder` with the same go arguments; the next think() sends `ponderhit` when the game went
+    that way (the move's time counts from the ponderhit) and otherwise `stop`s and discards that
+    search before searching the real position."""
     proto = "uci"
+    PONDER_STOP_TIMEOUT = 5.0   # seconds for the bestmove of a stopped ponder search
 
     def __init__(self, spec, log=None):
         self.spec = spec
@@ -228,6 +243,9 @@ class UciEngine:
         self.name = spec.name
         self.id_name = None
         self.options = {}  # lower-case name -> declared name
+        self.ponder_line = None   # (start_fen, [uci texts]) of the running ponder search, or None
+        self.ponderhits = 0       # counts, for reports and tests
+        self.ponder_misses = 0
 
     def start(self, timeout=15.0):
         self.proc = _Process(self.spec, self.log)
@@ -264,16 +282,58 @@ class UciEngine:
                 return
 
     def new_game(self, tc=None):
+        self.end_ponder()
         self.proc.send("ucinewgame")
         self.sync(30.0)
 
+    def end_ponder(self, timeout=None):
+        """Stop a running ponder search and discard its bestmove (none: a 'stall')."""
+        if self.ponder_line is None:
+            return
+        self.ponder_line = None
+        timeout = self.PONDER_STOP_TIMEOUT if timeout is None else timeout
+        self.proc.send("stop")
+        deadline = time.monotonic() + timeout
+        while True:
+            line = self.proc.readline(deadline)
+            if line is None:
+                raise EngineError("stall", f"no bestmove {timeout:g} s after stopping a ponder search")
+            if line.startswith("bestmove"):
+                return
+
+    def _start_ponder(self, start_fen, moves, parts, go_args):
+        """After `bestmove X ponder Y`: ponder on X Y if both are legal moves there."""
+        if len(parts) < 4 or parts[2] != "ponder":
+            return
+        board = chess.Board(start_fen) if start_fen else chess.Board()
+        try:
+            for m in moves:
+                board.push(m)
+            for text in parts[1], parts[3]:
+                move = chess.Move.from_uci(text)
+                if move not in board.legal_moves:
+                    return   # an illegal X is judged by the caller; an illegal Y is not pondered on
+                board.push(move)
+        except ValueError:
+            return
+        line = [m.uci() for m in moves] + [parts[1], parts[3]]
+        self.proc.send(_position_cmd(start_fen, line))
+        self.proc.send("go ponder " + go_args)
+        self.ponder_line = (start_fen, line)
+
     def think(self, start_fen, moves, go_args, allowed, margin, hang_timeout=60.0):
         """Search the position; `allowed` = seconds it may use (None = untimed)."""
-        pos = "position startpos" if start_fen is None else f"position fen {start_fen}"
-        if moves:
-            pos += " moves " + " ".join(m.uci() for m in moves)
-        self.proc.send(pos)
-        self.proc.send("go " + go_args)
+        texts = [m.uci() for m in moves]
+        if self.ponder_line is not None and self.ponder_line == (start_fen, texts):
+            self.ponder_line = None
+            self.proc.send("ponderhit")
+            self.ponderhits += 1
+        else:
+            if self.ponder_line is not None:
+                self.ponder_misses += 1
+                self.end_ponder()
+            self.proc.send(_position_cmd(start_fen, texts))
+            self.proc.send("go " + go_args)
         t0 = time.monotonic()
         hard = t0 + (allowed + margin if allowed is not None else hang_timeout)
         score = depth = None
@@ -302,16 +362,26 @@ class UciEngine:
                 elapsed = time.monotonic() - t0
                 parts = line.split()
                 move = parts[1] if len(parts) > 1 else ""
-                return Reply(move, elapsed, score, depth, late=late or (allowed is not None and elapsed > allowed + margin))
+                reply = Reply(move, elapsed, score, depth, late=late or (allowed is not None and elapsed > allowed + margin))
+                if self.spec.ponder and not reply.late:
+                    self._start_ponder(start_fen, moves, parts, go_args)
+                return reply
 
     def alive(self):
         return self.proc is not None and self.proc.alive()
 
     def quit(self):
         if self.proc:
+            if self.ponder_line is not None and self.proc.alive():
+                try:
+                    self.end_ponder()
+                except EngineError:
+                    pass   # it is killed below anyway
+            self.ponder_line = None
             self.proc.close("quit")
 
     def kill(self):
+        self.ponder_line = None
         if self.proc:
             self.proc.kill()
 

@@ -13,6 +13,9 @@ and misbehaves as told by its first argument:
     resigner    reports score cp -1000 from its 2nd move on; its opponent's view is +1000
     winner      reports score cp +1000
     noquit      ignores quit (like gnuchess --uci)
+    deafponder  behaves, but never answers `stop` during a `go ponder` (stall)
+Every bestmove names a ponder move (the reply it would play). `go ponder` answers only at
+`ponderhit` (with the same move as a normal go) or `stop`.
     xboard      speaks CECP (feature setboard=1 usermove=1 ping=1) and behaves
 """
 import os
@@ -25,6 +28,7 @@ import chess
 mode = sys.argv[1] if len(sys.argv) > 1 else "good"
 board = chess.Board()
 gos = 0
+pondering = False
 
 
 def out(line):
@@ -37,8 +41,18 @@ def pick():
     return moves[0] if moves else None
 
 
+def bestmove_line():
+    move = pick()
+    if move is None:
+        return "bestmove (none)"
+    board.push(move)
+    reply = pick()
+    board.pop()
+    return f"bestmove {move.uci()}" + (f" ponder {reply.uci()}" if reply else "")
+
+
 def uci_loop():
-    global board, gos
+    global board, gos, pondering
     for raw in sys.stdin:
         parts = raw.split()
         if not parts:
@@ -61,6 +75,16 @@ def uci_loop():
             if rest and rest[0] == "moves":
                 for m in rest[1:]:
                     board.push_uci(m)
+        elif cmd == "go" and "ponder" in parts:
+            pondering = True
+        elif cmd == "ponderhit" and pondering:
+            pondering = False
+            out(f"info depth 3 score cp 0 nodes 10 pv {pick().uci()}")
+            out(bestmove_line())
+        elif cmd == "stop" and pondering:
+            pondering = False
+            if mode != "deafponder":
+                out(bestmove_line())
         elif cmd == "go":
             gos += 1
             third = gos >= 3
@@ -83,7 +107,7 @@ def uci_loop():
             if mode == "illegal" and third:
                 out("bestmove e2e5" if board.turn == chess.WHITE else "bestmove e7e4")
             else:
-                out(f"bestmove {pick().uci()}")
+                out(bestmove_line())
         elif cmd == "stop":
             if mode == "late" and gos >= 3:
                 out(f"bestmove {pick().uci()}")

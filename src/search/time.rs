@@ -54,8 +54,10 @@ pub fn budget(limits: &Limits, side: Color, overhead_ms: u64) -> Option<TimeBudg
     let ideal = avail / mtg + inc * 3 / 4;
     // Never plan to use more than 80% of what is left in one move, nor the last moves'
     // whole share when the GUI counts moves to the control.
+    // With `movestogo 1` the clock is refilled after this move, so most of it may go, but
+    // 10% (at least 20 ms) stays in hand against a loaded machine's late wake-ups.
     let max_share = if mtg == 1 {
-        avail * 9 / 10
+        avail - (avail / 10).max(20)
     } else {
         avail * 4 / 5
     };

@@ -45,7 +45,7 @@ fn line(root: &Position, info: &LineInfo, style: Style) -> String {
         Bound::Exact => {}
     }
     if style.show_wdl {
-        let (w, d, l) = wdl(info.score);
+        let (w, d, l) = wdl(info.score, root);
         s.push_str(&format!(" wdl {w} {d} {l}"));
     }
     let nps = info.nodes * 1000 / info.time_ms.max(1);
@@ -68,19 +68,43 @@ pub fn score(score: Score) -> String {
     }
 }
 
-/// A rough win/draw/loss model (per mille) from the score: a logistic curve for each side.
-pub fn wdl(score: Score) -> (u32, u32, u32) {
+/// The win/draw/loss model behind `UCI_ShowWDL`, fitted to Brudno's own games by
+/// `scripts/fit-wdl`: with x = material on the board / 78 (1 at the start),
+/// P(win) = 1 / (1 + exp((a(x) − s) / b(x))) and P(loss) the same for −s, where
+/// a(x) = WDL_A[0] + WDL_A[1]·x and b(x) = WDL_B[0] + WDL_B[1]·x.
+const WDL_A: [f64; 2] = [150.0, 0.0];
+const WDL_B: [f64; 2] = [60.0, 0.0];
+
+/// Win/draw/loss per mille for the side to move, from its score and the material on the board.
+pub fn wdl(score: Score, pos: &Position) -> (u32, u32, u32) {
     match score {
         Score::Mate(n) if n > 0 => (1000, 0, 0),
         Score::Mate(_) => (0, 0, 1000),
         Score::Cp(cp) => {
-            let p = |x: f64| 1.0 / (1.0 + (-(x - 150.0) / 60.0).exp());
+            let x = material_units(pos) as f64 / 78.0;
+            let a = WDL_A[0] + WDL_A[1] * x;
+            let b = (WDL_B[0] + WDL_B[1] * x).max(1.0);
+            let p = |s: f64| 1.0 / (1.0 + ((a - s) / b).exp());
             let w = (p(cp as f64) * 1000.0).round() as u32;
-            let l = (p(-cp as f64) * 1000.0).round() as u32;
-            let l = l.min(1000 - w);
+            let l = ((p(-cp as f64) * 1000.0).round() as u32).min(1000 - w);
             (w, 1000 - w - l, l)
         }
     }
+}
+
+/// Material in pawn units, both sides (pawn 1, knight and bishop 3, rook 5, queen 9).
+fn material_units(pos: &Position) -> u32 {
+    use crate::chess::PieceType;
+    [
+        (PieceType::Pawn, 1),
+        (PieceType::Knight, 3),
+        (PieceType::Bishop, 3),
+        (PieceType::Rook, 5),
+        (PieceType::Queen, 9),
+    ]
+    .iter()
+    .map(|&(pt, v)| pos.kind(pt).count() * v)
+    .sum()
 }
 
 /// The moves of a PV as UCI text, stopping at the first one that is not legal (which the
@@ -157,14 +181,19 @@ mod tests {
 
     #[test]
     fn wdl_sums_to_a_thousand_and_is_monotonic() {
-        let mut last_w = 0;
-        for cp in (-1000..=1000).step_by(25) {
-            let (w, d, l) = wdl(Score::Cp(cp));
-            assert_eq!(w + d + l, 1000);
-            assert!(w >= last_w);
-            last_w = w;
+        for fen in [crate::chess::START_FEN, "4k3/pp6/8/8/8/8/PP6/4K3 w - - 0 1"] {
+            let pos = Position::from_fen(fen).unwrap();
+            let mut last_w = 0;
+            for cp in (-1000..=1000).step_by(25) {
+                let (w, d, l) = wdl(Score::Cp(cp), &pos);
+                assert_eq!(w + d + l, 1000);
+                assert!(w >= last_w);
+                last_w = w;
+            }
+            assert_eq!(wdl(Score::Cp(0), &pos).0, wdl(Score::Cp(0), &pos).2);
+            assert_eq!(wdl(Score::Mate(3), &pos), (1000, 0, 0));
         }
-        assert_eq!(wdl(Score::Cp(0)).0, wdl(Score::Cp(0)).2);
+        assert_eq!(material_units(&Position::startpos()), 78);
     }
 
     #[test]

@@ -1,0 +1,74 @@
+"""scripts/soak's pure logic: the batch plan and the timing bookkeeping (no games played)."""
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.dirname(HERE)
+sys.path.insert(0, SCRIPTS)
+
+
+def load_soak():
+    loader = importlib.machinery.SourceFileLoader("soak_script", os.path.join(SCRIPTS, "soak"))
+    spec = importlib.util.spec_from_loader("soak_script", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+soak = load_soak()
+OPPS = list(soak.OPPONENTS)
+
+
+class PlanTest(unittest.TestCase):
+    def test_deterministic_for_a_seed(self):
+        a = [b.key() for b in soak.plan(1000, 20, 42, OPPS)]
+        self.assertEqual(a, [b.key() for b in soak.plan(1000, 20, 42, OPPS)])
+        self.assertNotEqual(a, [b.key() for b in soak.plan(1000, 20, 43, OPPS)])
+
+    def test_covers_everything(self):
+        for seed in range(20):
+            bs = soak.plan(1000, 20, seed, OPPS)
+            self.assertEqual(len(bs), 50)
+            self.assertGreaterEqual(sum(b.games for b in bs), 1000)
+            self.assertEqual({b.tc for b in bs}, set(soak.TIME_CONTROLS))
+            self.assertEqual({b.ponder for b in bs}, {True, False})
+            self.assertEqual({b.opponent for b in bs}, set(OPPS))
+            self.assertTrue({b.threads for b in bs} <= {1, 2})
+            self.assertTrue({b.hash for b in bs} <= set(soak.HASHES))
+        # 30 batches pair every opponent with every time control
+        bs = soak.plan(600, 20, 1, OPPS)
+        self.assertEqual(len({(b.opponent, b.tc) for b in bs}), len(OPPS) * len(soak.TIME_CONTROLS))
+
+    def test_quick_plan(self):
+        for seed in range(50):
+            bs = soak.plan(12, 2, seed, OPPS)
+            self.assertEqual(len(bs), 6)
+            self.assertEqual({b.tc for b in bs}, set(soak.TIME_CONTROLS))
+            self.assertEqual({b.ponder for b in bs}, {True, False})
+        self.assertEqual(soak.plan(5, 3, 0, ["self"])[0].games, 4)   # batches are even
+        self.assertEqual(len({(b.opponent, b.tc) for b in soak.plan(360, 20, 0, ["a", "b", "c"])}), 18)
+
+
+class TimingTest(unittest.TestCase):
+    def test_worst_values(self):
+        t = soak.Timing()
+        t.add_game("st=0.1", "st", [(0.1, 0.09), (0.1, 0.13)], "g1")
+        t.add_game("1+0.01", "clock", [(1.0, 0.1), (0.5, 0.48), (0.3, 0.1)], "g2")
+        t.add_game("1+0.01", "clock", [(0.02, 0.05)], "g3")
+        t.add_game("nodes=20000", "nodes", [(None, 0.2), (None, 0.05)], "g4")
+        self.assertAlmostEqual(t.worst["st=0.1"][0], 30, places=3)
+        self.assertAlmostEqual(t.worst["1+0.01"][0], -30, places=3)
+        self.assertEqual(t.worst["1+0.01"][1], "g3")
+        self.assertAlmostEqual(t.worst["nodes=20000"][0], 200, places=3)
+        self.assertEqual(t.games["1+0.01"], 2)
+
+    def test_vm_rss_of_self(self):
+        self.assertGreater(soak.vm_rss_kb(os.getpid()), 0)
+        self.assertIsNone(soak.vm_rss_kb(2 ** 22 + 12345))
+
+
+if __name__ == "__main__":
+    unittest.main()
