@@ -628,7 +628,7 @@ fn one_off() -> Vec<(&'static str, SearchOptions)> {
         (
             "SingularExtensions",
             SearchOptions {
-                singular_extensions: true,
+                singular_extensions: false,
                 ..d.clone()
             },
         ),

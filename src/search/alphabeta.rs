@@ -162,6 +162,10 @@ pub struct Search<'a> {
 /// Most quiet moves remembered per node for the history malus.
 const MAX_TRIED: usize = 64;
 
+// The Elo figures in the step comments: the engine with all defaults against the engine with
+// that one option changed, 200 games at 1+0.01 (`scripts/ablation`, 2026-11-30, commit 51c9c53,
+// ± 95%); an option covers every rule that names it. README, "What each method is worth".
+//
 // The pruning rules' margins and depth limits. The WAC figures in the comments are positions
 // of `../shared/suites/wac.epd` solved (right move found and kept) within 60k nodes.
 
@@ -498,7 +502,8 @@ impl<'a> Search<'a> {
             // losing a margin per ply of remaining depth would still leave us above it.
             // On the raw evaluation: the table's sharper score often comes from a capture
             // in quiescence, blind to the quiet threat that refutes it (WAC solved by 60k
-            // nodes: 267 this way, 259 with the table's score).
+            // nodes: 267 this way, 259 with the table's score). FutilityPruning as a whole
+            // (this, Step 10's futility and delta pruning): +127 ± 45 Elo.
             if self.sw.futility
                 && depth <= RFP_DEPTH
                 && raw_eval - RFP_MARGIN * (depth - improving as i32) >= beta
@@ -511,7 +516,7 @@ impl<'a> Search<'a> {
             // Step 7. Null-move pruning (NullMovePruning): if passing still leaves us above
             // beta, a real move will too. Zugzwang, where passing would be best, is guarded
             // against by requiring pieces besides pawns, and at high depth by a verification
-            // search with real moves.
+            // search with real moves. +85 ± 41 Elo.
             if self.sw.null_move
                 && depth >= NMP_DEPTH
                 && eval >= beta
@@ -551,6 +556,7 @@ impl<'a> Search<'a> {
 
         // Step 8. Internal iterative reduction (LateMoveReductions): without a hash move
         // the ordering is poor, and a shallower search here costs less than a full one.
+        // LateMoveReductions as a whole (this and Step 13): +203 ± 46 Elo.
         if self.sw.lmr && depth >= IIR_DEPTH && tt_move.is_null() && (PV || cut_node) {
             depth -= 1;
         }
@@ -592,7 +598,7 @@ impl<'a> Search<'a> {
             if best > -MATE_BOUND && may_prune {
                 if quiet && !gives_check {
                     // Late move pruning (LateMovePruning): at low depth, quiet moves this
-                    // late in a well-ordered list almost never matter.
+                    // late in a well-ordered list almost never matter. +51 ± 37 Elo.
                     if self.sw.lmp && depth <= LMP_DEPTH && moves_searched >= lmp_limit {
                         continue;
                     }
@@ -605,7 +611,8 @@ impl<'a> Search<'a> {
                     {
                         continue;
                     }
-                    // SEE pruning (SeePruning): quiet moves that hang material.
+                    // SEE pruning (SeePruning): quiet moves that hang material. SeePruning
+                    // as a whole (here, captures below, quiescence): +139 ± 40 Elo.
                     if self.sw.see
                         && lmr_depth <= SEE_DEPTH
                         && !see_ge(pos, m, -SEE_QUIET * lmr_depth * lmr_depth)
@@ -625,7 +632,8 @@ impl<'a> Search<'a> {
             // Step 11. Singular extension (SingularExtensions): when the hash move is far
             // better than every alternative (a reduced search without it fails low well
             // below its score), the line hangs on it: search it deeper. If even without it
-            // we beat beta, two moves do: cut (multi-cut).
+            // we beat beta, two moves do: cut (multi-cut). +47 ± 39 Elo (on by default since;
+            // no WAC gain: 276 with, 274 without).
             let mut extension = 0;
             if let Some(h) = tt.filter(|_| self.sw.singular && m == tt_move) {
                 if depth >= SE_DEPTH
@@ -658,6 +666,7 @@ impl<'a> Search<'a> {
 
             // Step 12. Check extension (CheckExtension): a check may be the start of a
             // combination the horizon would cut in half. Bounded so lines cannot explode.
+            // +10 ± 40 Elo: no clear gain in games yet (WAC 274 with, 272 without).
             if extension == 0
                 && self.sw.check_extension
                 && gives_check
@@ -791,7 +800,7 @@ impl<'a> Search<'a> {
 
     /// Quiescence search: captures and promotions (every evasion when in check, and quiet
     /// checks at its first ply), with the static evaluation as a floor the side to move can
-    /// "stand pat" on.
+    /// "stand pat" on. Quiescence against the static evaluation at depth 0: +180 ± 44 Elo.
     pub fn qsearch<const PV: bool>(
         &mut self,
         pos: &Position,

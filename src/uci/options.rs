@@ -239,7 +239,7 @@ pub const SEARCH_SWITCHES: [(&str, bool, &str); 10] = [
     ),
     (
         "SingularExtensions",
-        false,
+        true,
         "extend a TT move that is much better than every other",
     ),
     (
