@@ -31,13 +31,17 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// What to play when the search failed: the best move it had shown, else a legal capture or promotion, else any legal move; none when
-/// there is none.
+/// What to play when the search failed: the best move it had shown, else a legal capture or
+/// promotion, else any legal move; none when there is none.
 fn fallback_result(root: &Position, shown_best: Option<Move>) -> SearchResult {
-    let mut noisy = MoveList::new();
-    root.generate(GenType::Noisy, &mut noisy);
-    let all = root.legal_moves();
-    let best = shown_best.or_else(|| noisy.first().or_else(|| all.first()).copied());
+    let best = shown_best.or_else(|| {
+        let mut noisy = MoveList::new();
+        root.generate(GenType::Noisy, &mut noisy);
+        noisy
+            .first()
+            .copied()
+            .or_else(|| root.legal_moves().first().copied())
+    });
     SearchResult {
         best,
         ponder: None,

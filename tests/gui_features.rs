@@ -2,7 +2,7 @@
 
 mod uci_harness;
 
-use uci_harness::Gui;
+use uci_harness::{bestmove_of, Gui};
 
 /// (depth, multipv index, score cp, first move) of every complete `info … multipv` line.
 fn lines_by_depth(lines: &[String]) -> Vec<(u32, usize, i32, String)> {
@@ -50,13 +50,7 @@ fn multipv_gives_k_distinct_lines_per_depth_best_first() {
         moves.dedup();
         assert_eq!(moves.len(), 4, "depth {depth}: a move twice");
     }
-    let best = lines
-        .last()
-        .unwrap()
-        .split_whitespace()
-        .nth(1)
-        .unwrap()
-        .to_string();
+    let best = bestmove_of(&lines);
     let final_first = info.iter().rev().find(|l| l.1 == 1).unwrap();
     assert_eq!(final_first.3, best);
 }
@@ -76,8 +70,8 @@ fn multipv_with_searchmoves_shows_only_those_moves() {
     assert!(info
         .iter()
         .all(|l| ["a2a3", "h2h4", "b1a3"].contains(&l.3.as_str())));
-    let best = lines.last().unwrap().split_whitespace().nth(1).unwrap();
-    assert!(["a2a3", "h2h4", "b1a3"].contains(&best), "{best}");
+    let best = bestmove_of(&lines);
+    assert!(["a2a3", "h2h4", "b1a3"].contains(&best.as_str()), "{best}");
 }
 
 #[test]

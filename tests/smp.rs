@@ -6,7 +6,7 @@ mod uci_harness;
 
 use brudno::chess::Position;
 use std::time::Duration;
-use uci_harness::{count, Gui};
+use uci_harness::{bestmove_of, count, Gui};
 
 const FENS: [&str; 3] = [
     "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
@@ -15,10 +15,8 @@ const FENS: [&str; 3] = [
 ];
 
 fn bestmove_is_legal(fen: &str, lines: &[String]) -> bool {
-    let last = lines.last().expect("lines");
-    let mv = last.split_whitespace().nth(1).expect("bestmove MOVE");
     let pos = Position::from_fen(fen).unwrap();
-    pos.parse_uci_move(mv).is_some()
+    pos.parse_uci_move(&bestmove_of(lines)).is_some()
 }
 
 fn start(threads: usize) -> Gui {
@@ -50,7 +48,7 @@ fn every_thread_count_gives_a_legal_move() {
                 .unwrap();
             assert!(depth >= 9, "{last_info}");
             let first_pv_move = last_info.split(" pv ").nth(1).unwrap().split(' ').next();
-            assert_eq!(first_pv_move, lines.last().unwrap().split(' ').nth(1));
+            assert_eq!(first_pv_move, Some(bestmove_of(&lines).as_str()));
         }
     }
 }

@@ -6,7 +6,7 @@ mod uci_harness;
 use brudno::chess::Position;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
-use uci_harness::Gui;
+use uci_harness::{bestmove_of, Gui};
 
 const FEN: &str = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
 
@@ -32,15 +32,7 @@ fn moves_played(options: &[&str], n: usize) -> (Vec<String>, u64, Duration) {
                 max_nodes = max_nodes.max(w[i + 1].parse().unwrap());
             }
         }
-        moves.push(
-            lines
-                .last()
-                .unwrap()
-                .split_whitespace()
-                .nth(1)
-                .unwrap()
-                .to_string(),
-        );
+        moves.push(bestmove_of(&lines));
     }
     (moves, max_nodes, start.elapsed())
 }

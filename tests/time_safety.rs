@@ -6,7 +6,7 @@ mod uci_harness;
 
 use brudno::chess::Position;
 use std::time::{Duration, Instant};
-use uci_harness::Gui;
+use uci_harness::{bestmove_of, Gui};
 
 /// Middlegames and endgames with many legal moves and tactics (slow nodes, deep quiescence).
 const FENS: [&str; 6] = [
@@ -26,14 +26,7 @@ fn answer_time(gui: &mut Gui, fen: &str, go: &str) -> (Duration, String) {
     gui.send(go);
     let lines = gui.until("bestmove");
     let took = start.elapsed();
-    let mv = lines
-        .last()
-        .unwrap()
-        .split_whitespace()
-        .nth(1)
-        .unwrap()
-        .to_string();
-    (took, mv)
+    (took, bestmove_of(&lines))
 }
 
 fn check(threads: u32) {

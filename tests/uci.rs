@@ -4,7 +4,7 @@ mod uci_harness;
 
 use brudno::chess::Position;
 use std::time::{Duration, Instant};
-use uci_harness::{count, Gui};
+use uci_harness::{bestmove_of, count, Gui};
 
 fn fen_line(lines: &[String]) -> String {
     lines
@@ -27,15 +27,6 @@ fn answers_with(gui: &mut Gui, line: &str, prefix: &str) {
         lines.iter().any(|l| l.starts_with(prefix)),
         "'{line}' did not answer '{prefix}': {lines:?}"
     );
-}
-
-fn bestmove_of(lines: &[String]) -> String {
-    let line = lines
-        .iter()
-        .rev()
-        .find(|l| l.starts_with("bestmove"))
-        .expect("a bestmove line");
-    line.split_whitespace().nth(1).unwrap().to_string()
 }
 
 #[test]

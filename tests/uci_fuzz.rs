@@ -5,27 +5,12 @@
 //! (at least one per well-formed `go`, never more than one per line that starts with `go`).
 //! (The long runs are the cargo-fuzz targets in `fuzz/`.)
 
+mod common;
 mod uci_harness;
 
+use common::Rng;
 use std::time::Duration;
 use uci_harness::{count, Gui};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
 
 const FENS: [&str; 6] = [
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
@@ -96,7 +81,7 @@ fn grammar_line(rng: &mut Rng) -> String {
                 l.push_str(" moves");
                 for _ in 0..rng.below(5) {
                     l.push(' ');
-                    l.push_str(rng.pick(&MOVES));
+                    l.push_str(rng.pick::<&str>(&MOVES));
                 }
             }
             l
@@ -105,7 +90,7 @@ fn grammar_line(rng: &mut Rng) -> String {
             let mut l = "position startpos moves".to_string();
             for _ in 0..rng.below(6) {
                 l.push(' ');
-                l.push_str(rng.pick(&MOVES));
+                l.push_str(rng.pick::<&str>(&MOVES));
             }
             l
         }
@@ -113,7 +98,7 @@ fn grammar_line(rng: &mut Rng) -> String {
             let mut l = "go".to_string();
             for _ in 0..rng.below(4) {
                 l.push(' ');
-                l.push_str(rng.pick(&GO_PARTS));
+                l.push_str(rng.pick::<&str>(&GO_PARTS));
             }
             // Bound every search: depth 2 after anything else wins.
             l.push_str(" depth 2");
@@ -134,7 +119,7 @@ fn grammar_line(rng: &mut Rng) -> String {
                 "d",
                 "eval",
             ])
-            .into(),
+            .to_string(),
         6 => rng
             .pick(&[
                 "debug on",
@@ -143,7 +128,7 @@ fn grammar_line(rng: &mut Rng) -> String {
                 "perft 2",
                 "go perft 1",
             ])
-            .into(),
+            .to_string(),
         7 => rng
             .pick(&[
                 "",
@@ -154,7 +139,7 @@ fn grammar_line(rng: &mut Rng) -> String {
                 "position fen",
                 "setoption",
             ])
-            .into(),
+            .to_string(),
         _ => {
             let fen = rng.pick(&FENS).to_string();
             format!("position fen {}", mutate(rng, fen))
@@ -208,7 +193,7 @@ fn mutate(rng: &mut Rng, line: String) -> String {
 
 #[test]
 fn random_sessions_never_kill_the_engine() {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let mut sent = 0;
     for session in 0..6 {
         let mut gui = Gui::start();

@@ -271,15 +271,19 @@ class UciEngine:
             self.proc.send(f"setoption name {declared} value {value}")
         self.sync(30.0)
 
-    def sync(self, timeout=10.0):
-        self.proc.send("isready")
+    def _wait_for(self, done, timeout, stall_message):
+        """Read lines until `done(line)`; none within `timeout` seconds is a 'stall'."""
         deadline = time.monotonic() + timeout
         while True:
             line = self.proc.readline(deadline)
             if line is None:
-                raise EngineError("stall", f"no 'readyok' within {timeout:g} s")
-            if line.strip() == "readyok":
+                raise EngineError("stall", stall_message)
+            if done(line):
                 return
+
+    def sync(self, timeout=10.0):
+        self.proc.send("isready")
+        self._wait_for(lambda l: l.strip() == "readyok", timeout, f"no 'readyok' within {timeout:g} s")
 
     def new_game(self, tc=None):
         self.end_ponder()
@@ -293,13 +297,8 @@ class UciEngine:
         self.ponder_line = None
         timeout = self.PONDER_STOP_TIMEOUT if timeout is None else timeout
         self.proc.send("stop")
-        deadline = time.monotonic() + timeout
-        while True:
-            line = self.proc.readline(deadline)
-            if line is None:
-                raise EngineError("stall", f"no bestmove {timeout:g} s after stopping a ponder search")
-            if line.startswith("bestmove"):
-                return
+        self._wait_for(lambda l: l.startswith("bestmove"), timeout,
+                       f"no bestmove {timeout:g} s after stopping a ponder search")
 
     def _start_ponder(self, start_fen, moves, parts, go_args):
         """After `bestmove X ponder Y`: ponder on X Y if both are legal moves there."""

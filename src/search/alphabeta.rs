@@ -232,6 +232,26 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// A search of the root whose game history fills `t.keys[..root_idx]`, set up from the
+    /// options (switches, tablebases) and counting its nodes into `shared_nodes` (a helper)
+    /// or reading the helpers' count from it (the main thread).
+    pub fn for_root(
+        tt: &'a TranspositionTable,
+        t: &'a mut Tables,
+        control: &'a SearchControl,
+        options: &SearchOptions,
+        root_idx: usize,
+        shared_nodes: &'a AtomicU64,
+        is_helper: bool,
+    ) -> Search<'a> {
+        let mut search = Search::new(tt, t, control, Switches::from_options(options));
+        search.tablebases = options.tablebases.clone();
+        search.root_idx = root_idx;
+        search.shared_nodes = Some(shared_nodes);
+        search.is_helper = is_helper;
+        search
+    }
+
     /// Nodes searched by every thread (a helper knows only its own).
     pub fn total_nodes(&self) -> u64 {
         match (self.is_helper, self.shared_nodes) {

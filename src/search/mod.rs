@@ -16,7 +16,7 @@ pub mod time;
 pub mod tt;
 
 use crate::chess::{Move, Position};
-use alphabeta::{Search, Switches, Tables};
+use alphabeta::{Search, Tables};
 use iterate::Driver;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use tt::TranspositionTable;
@@ -359,15 +359,15 @@ impl Searcher {
                 },
                 helper_tables,
             );
-            let mut search = Search::new(
+            let mut search = Search::for_root(
                 tt,
                 &mut main_tables[0],
                 control,
-                Switches::from_options(options),
+                options,
+                history.len(),
+                &helper_nodes,
+                false,
             );
-            search.tablebases = options.tablebases.clone();
-            search.root_idx = history.len();
-            search.shared_nodes = Some(&helper_nodes);
             search.panic_after_nodes = std::env::var("BRUDNO_FAULT_PANIC_AFTER_NODES")
                 .ok()
                 .and_then(|v| v.parse().ok())

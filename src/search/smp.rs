@@ -5,7 +5,7 @@
 //! decides when everyone stops; at the end a helper whose finished iteration went deeper
 //! (with a score at least as good) may supply the move.
 
-use super::alphabeta::{Search, Switches, Tables};
+use super::alphabeta::{Search, Tables};
 use super::iterate::Driver;
 use super::tt::TranspositionTable;
 use super::{
@@ -67,11 +67,15 @@ fn run_helper(job: HelperJob, t: &mut Tables, id: usize) -> SearchResult {
         secondary_search: false,
         ..job.options.clone()
     };
-    let mut search = Search::new(job.tt, t, job.control, Switches::from_options(&options));
-    search.tablebases = options.tablebases.clone();
-    search.root_idx = job.history_len;
-    search.shared_nodes = Some(job.nodes);
-    search.is_helper = true;
+    let mut search = Search::for_root(
+        job.tt,
+        t,
+        job.control,
+        &options,
+        job.history_len,
+        job.nodes,
+        true,
+    );
     let mut silent = |_: SearchEvent| {};
     let mut driver = Driver {
         s: &mut search,

@@ -4,8 +4,9 @@
 //! one is, with more tolerance the lower the rating). The engine never sleeps to look weak:
 //! a limited search simply ends sooner.
 //!
-//! The numbers here map a rating to a node budget and a tolerance; which rating they
-//! really play at was measured by games (README, "Playing strength limits").
+//! The numbers here map a rating to a node budget and a tolerance; which rating they really
+//! play at is for games to say (a first probe against Stockfish's own levels: README,
+//! "Threads, strength limits and the other GUI options").
 
 use super::score::MATE_BOUND;
 

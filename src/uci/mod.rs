@@ -206,6 +206,11 @@ impl Uci {
     /// During a search only `isready`, `stop`, `ponderhit` and `quit` act at once; `stop` and
     /// `ponderhit` belong to the latest `go`, so they wait in the queue behind a queued `go`.
     fn handle_while_searching(&mut self, line: &str, pending: &mut VecDeque<String>) -> Flow {
+        let go_waiting = || {
+            pending
+                .iter()
+                .any(|l| matches!(command::parse(l), Command::Go(_)))
+        };
         match command::parse(line) {
             Command::IsReady => self.out.line("readyok"),
             // A `stop` ends the running search; when a `go` waits behind it, that search is
@@ -213,20 +218,11 @@ impl Uci {
             // with nothing to end it.
             Command::Stop => {
                 self.engine.stop();
-                if pending
-                    .iter()
-                    .any(|l| matches!(command::parse(l), Command::Go(_)))
-                {
+                if go_waiting() {
                     pending.push_back(line.to_string());
                 }
             }
-            Command::PonderHit
-                if pending
-                    .iter()
-                    .any(|l| matches!(command::parse(l), Command::Go(_))) =>
-            {
-                pending.push_back(line.to_string())
-            }
+            Command::PonderHit if go_waiting() => pending.push_back(line.to_string()),
             Command::PonderHit => self.engine.ponderhit(),
             Command::Quit => {
                 self.engine.stop();

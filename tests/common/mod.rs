@@ -76,6 +76,11 @@ impl Rng {
         (((self.next_u64() >> 32) * n as u64) >> 32) as usize
     }
 
+    /// One of `items` (not empty), uniform-ish.
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+
     /// True with probability `num / den`.
     pub fn chance(&mut self, num: usize, den: usize) -> bool {
         self.below(den) < num

@@ -144,6 +144,16 @@ impl Drop for Gui {
     }
 }
 
+/// The move of the last `bestmove` line.
+pub fn bestmove_of(lines: &[String]) -> String {
+    let line = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("bestmove"))
+        .expect("a bestmove line");
+    line.split_whitespace().nth(1).unwrap().to_string()
+}
+
 /// Every line that starts with `prefix`.
 pub fn count(lines: &[String], prefix: &str) -> usize {
     lines.iter().filter(|l| l.starts_with(prefix)).count()
