@@ -389,6 +389,39 @@ fn pondering_ignores_the_clock_until_ponderhit() {
     assert!(done.duration_since(started) >= Duration::from_millis(400));
 }
 
+#[test]
+fn time_already_pondered_counts_after_ponderhit() {
+    // 60 s on the clock plans about 2 s for this move. Pondered for 2.5 s, the search has done
+    // that thinking already: after the ponderhit it answers at once instead of starting over
+    // (which took at least ~0.9 s when the clock started afresh at the ponderhit).
+    let p = pos("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+    let control = std::sync::Arc::new(SearchControl::new());
+    control.set_pondering(true);
+    let c = control.clone();
+    let handle = std::thread::spawn(move || {
+        let limits = Limits {
+            wtime: Some(60_000),
+            btime: Some(60_000),
+            ponder: true,
+            ..Default::default()
+        };
+        let r =
+            Searcher::new(16).search(&p, &[], &limits, &SearchOptions::default(), &c, &mut |_| {});
+        (r, Instant::now())
+    });
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(!handle.is_finished(), "the clock ran while pondering");
+    let hit = Instant::now();
+    control.set_pondering(false);
+    let (r, done) = handle.join().unwrap();
+    assert!(r.best.is_some() && r.depth >= 6, "{r:?}");
+    assert!(
+        done.duration_since(hit) < Duration::from_millis(400),
+        "{:?} after the ponderhit",
+        done - hit
+    );
+}
+
 // ----- the transposition table -----
 
 #[test]

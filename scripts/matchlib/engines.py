@@ -56,8 +56,9 @@ class EngineError(Exception):
 
 
 class Reply:
-    def __init__(self, move_text, elapsed, score=None, depth=None, late=False, resigned=False):
+    def __init__(self, move_text, elapsed, score=None, depth=None, late=False, resigned=False, ponder_text=None):
         self.move_text = move_text  # as the engine wrote it (None when it resigned)
+        self.ponder_text = ponder_text  # the reply it expects (`bestmove X ponder Y`), if it named one
         self.elapsed = elapsed      # seconds from `go` to the answer
         self.score = score          # centipawns from the engine's side (None if none seen)
         self.depth = depth
@@ -229,8 +230,10 @@ def _position_cmd(start_fen, move_texts):
 
 
 class UciEngine:
-    """A UCI engine. With spec.ponder, after `bestmove X ponder Y` it is sent the game plus X Y and
-    `go ponder` with the same go arguments; the next think() sends `ponderhit` when the game went
+    """A UCI engine. With spec.ponder, after `bestmove X ponder Y` the caller's start_ponder() sends
+    the game plus X Y and `go ponder` with the clocks as they stand after X (what a GUI sends:
+    the clocks of the move before would promise time already spent); the next think() sends
+    `ponderhit` when the game went
     that way (the move's time counts from the ponderhit) and otherwise `stop`s and discards that
     search before searching the real position."""
     proto = "uci"
@@ -300,22 +303,23 @@ class UciEngine:
         self._wait_for(lambda l: l.startswith("bestmove"), timeout,
                        f"no bestmove {timeout:g} s after stopping a ponder search")
 
-    def _start_ponder(self, start_fen, moves, parts, go_args):
-        """After `bestmove X ponder Y`: ponder on X Y if both are legal moves there."""
-        if len(parts) < 4 or parts[2] != "ponder":
+    def start_ponder(self, start_fen, moves, reply, go_args):
+        """After `reply` (bestmove X ponder Y) to the game `moves`: ponder on X Y if pondering is
+        on and both are legal there. `go_args`: the clocks after X (this engine to move again)."""
+        if not self.spec.ponder or reply.late or not reply.move_text or not reply.ponder_text:
             return
         board = chess.Board(start_fen) if start_fen else chess.Board()
         try:
             for m in moves:
                 board.push(m)
-            for text in parts[1], parts[3]:
+            for text in reply.move_text, reply.ponder_text:
                 move = chess.Move.from_uci(text)
                 if move not in board.legal_moves:
                     return   # an illegal X is judged by the caller; an illegal Y is not pondered on
                 board.push(move)
         except ValueError:
             return
-        line = [m.uci() for m in moves] + [parts[1], parts[3]]
+        line = [m.uci() for m in moves] + [reply.move_text, reply.ponder_text]
         self.proc.send(_position_cmd(start_fen, line))
         self.proc.send("go ponder " + go_args)
         self.ponder_line = (start_fen, line)
@@ -361,10 +365,9 @@ class UciEngine:
                 elapsed = time.monotonic() - t0
                 parts = line.split()
                 move = parts[1] if len(parts) > 1 else ""
-                reply = Reply(move, elapsed, score, depth, late=late or (allowed is not None and elapsed > allowed + margin))
-                if self.spec.ponder and not reply.late:
-                    self._start_ponder(start_fen, moves, parts, go_args)
-                return reply
+                ponder = parts[3] if len(parts) > 3 and parts[2] == "ponder" else None
+                return Reply(move, elapsed, score, depth, late=late or (allowed is not None and elapsed > allowed + margin),
+                             ponder_text=ponder)
 
     def alive(self):
         return self.proc is not None and self.proc.alive()
@@ -484,6 +487,9 @@ class XboardEngine:
                 raise EngineError("stall", f"no 'pong' within {timeout:g} s")
             if line.strip() == "pong 1":
                 return
+
+    def start_ponder(self, start_fen, moves, reply, go_args):
+        """Pondering is driven for UCI engines only."""
 
     def new_game(self, tc=None):
         self.tc = tc

@@ -242,6 +242,9 @@ def play_game(engines, specs, white_slot, opening, index, pair, adj, margin=0.05
             termination = "adjudication: " + ("tablebase" if "tablebase" in reason else
                                               "resign" if "resign" in reason else "draw")
             break
+        if reply.ponder_text:
+            # Ponder with the clocks as they now stand: this side to move again after the reply.
+            eng.start_ponder(opening.fen, moves[:-1], reply, _go_args(tcs[side], clocks, side, tcs))
 
     game = chess.pgn.Game()
     h = game.headers

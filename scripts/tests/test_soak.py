@@ -52,14 +52,21 @@ class PlanTest(unittest.TestCase):
         self.assertEqual(len({(b.opponent, b.tc) for b in soak.plan(360, 20, 0, ["a", "b", "c"])}), 18)
 
 
+class OpponentTcTest(unittest.TestCase):
+    def test_engines_without_go_nodes_get_a_movetime(self):
+        self.assertEqual(soak.opponent_tc("toga2", "nodes=20000"), "st=0.02")
+        self.assertEqual(soak.opponent_tc("toga2", "1+0.01"), "1+0.01")
+        self.assertEqual(soak.opponent_tc("sf1500", "nodes=20000"), "nodes=20000")
+
+
 class TimingTest(unittest.TestCase):
     def test_worst_values(self):
         t = soak.Timing()
-        t.add_game("st=0.1", "st", [(0.1, 0.09), (0.1, 0.13)], "g1")
+        t.add_game("st=0.05", "st", [(0.05, 0.04), (0.05, 0.08)], "g1")
         t.add_game("1+0.01", "clock", [(1.0, 0.1), (0.5, 0.48), (0.3, 0.1)], "g2")
         t.add_game("1+0.01", "clock", [(0.02, 0.05)], "g3")
         t.add_game("nodes=20000", "nodes", [(None, 0.2), (None, 0.05)], "g4")
-        self.assertAlmostEqual(t.worst["st=0.1"][0], 30, places=3)
+        self.assertAlmostEqual(t.worst["st=0.05"][0], 30, places=3)
         self.assertAlmostEqual(t.worst["1+0.01"][0], -30, places=3)
         self.assertEqual(t.worst["1+0.01"][1], "g3")
         self.assertAlmostEqual(t.worst["nodes=20000"][0], 200, places=3)

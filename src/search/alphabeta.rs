@@ -265,6 +265,24 @@ impl<'a> Search<'a> {
         self.clock_start.elapsed().as_millis() as u64
     }
 
+    /// Ponderhit: from now on this is our move, on our clock (the hard limit counts from
+    /// here). The time already pondered counts as thinking done: a search that has pondered
+    /// past its planned time answers at once (once depth 1 is done).
+    pub fn on_ponderhit(&mut self) {
+        self.pondering = false;
+        self.clock_start = Instant::now();
+        if let Some(b) = self.budget {
+            if self.depth1_done && self.thinking_ms() >= b.soft_ms {
+                self.stopped = true;
+            }
+        }
+    }
+
+    /// Milliseconds of thinking on this move: since the search began, pondering included.
+    pub fn thinking_ms(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
     /// Polled every 1024 nodes (and at every node past a node limit).
     #[cold]
     pub fn check_limits(&mut self) {
@@ -280,9 +298,7 @@ impl<'a> Search<'a> {
             return;
         }
         if self.pondering && !self.control.pondering() {
-            // Ponderhit: from now on this is our move, on our clock.
-            self.pondering = false;
-            self.clock_start = Instant::now();
+            self.on_ponderhit();
         }
         if !self.depth1_done {
             return;

@@ -158,8 +158,7 @@ impl Driver<'_, '_, '_> {
                 break;
             }
             if self.s.pondering && !self.s.control.pondering() {
-                self.s.pondering = false;
-                self.s.clock_start = std::time::Instant::now();
+                self.s.on_ponderhit();
             }
             stable = if best.mv == last_best { stable + 1 } else { 0 };
             last_best = best.mv;
@@ -217,7 +216,8 @@ impl Driver<'_, '_, '_> {
         best_nodes: f64,
         options: &SearchOptions,
     ) -> bool {
-        let elapsed = self.s.clock_ms();
+        // Pondering counts: the soft limits are on thinking time, the hard one on the clock.
+        let elapsed = self.s.thinking_ms();
         if self.moves.len() == 1 {
             // A forced move: one iteration to have a score and a ponder move is enough.
             return true;

@@ -212,7 +212,8 @@ impl SearchControl {
         self.stop.load(Ordering::Relaxed)
     }
     /// While pondering, no clock limit applies; `ponderhit` ends pondering and the search
-    /// then runs as a normal timed search whose clock starts at that moment.
+    /// then runs as a timed search: its hard limit counts from that moment, its planned
+    /// time from the start of the ponder search (the time pondered counts as thinking).
     pub fn set_pondering(&self, on: bool) {
         self.pondering.store(on, Ordering::SeqCst);
     }

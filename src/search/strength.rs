@@ -17,24 +17,40 @@ pub const MAX_ELO: u32 = 2800;
 /// How many of the best lines the move is chosen from.
 pub const CANDIDATE_LINES: usize = 4;
 
-/// How weak `elo` is on a 0 (strongest) … 1 (weakest) scale.
-fn weakness(elo: u32) -> f64 {
+/// The internal strength scale: at level 800 a move gets 200 nodes and lines up to ~200 cp
+/// worse are often chosen; every 200 levels double the nodes, and the tolerance falls with
+/// the square of the distance to `TOLERANCE_ENDS`, where the best line is always played.
+const LEVEL_FLOOR: f64 = 800.0;
+const TOLERANCE_ENDS: f64 = 2800.0;
+
+/// `UCI_Elo` setting -> internal level, measured by games against Stockfish's own `UCI_Elo`
+/// levels (`scripts/calibrate-elo`; README "Threads, strength limits…"): each level here
+/// played at about its setting. Linear in between.
+const CALIBRATION: &[(u32, f64)] = &[(MIN_ELO, 800.0), (MAX_ELO, 2800.0)];
+
+/// The internal level of a setting (clamped to the range).
+fn level(elo: u32) -> f64 {
     let elo = elo.clamp(MIN_ELO, MAX_ELO);
-    (MAX_ELO - elo) as f64 / (MAX_ELO - MIN_ELO) as f64
+    for pair in CALIBRATION.windows(2) {
+        let ((e0, l0), (e1, l1)) = (pair[0], pair[1]);
+        if elo <= e1 {
+            return l0 + (l1 - l0) * (elo - e0) as f64 / (e1 - e0) as f64;
+        }
+    }
+    CALIBRATION[CALIBRATION.len() - 1].1
 }
 
-/// Nodes per move: 200 at the bottom of the range, doubling every 200 points up to
-/// about 200,000 at the top.
+/// Nodes per move: 200 at level 800, doubling every 200 levels.
 pub fn node_budget(elo: u32) -> u64 {
-    let doublings = 10.0 * (1.0 - weakness(elo));
+    let doublings = (level(elo) - LEVEL_FLOOR).max(0.0) / 200.0;
     (200.0 * doublings.exp2()) as u64
 }
 
 /// Centipawns of "temperature": a line `x` cp worse than the best is chosen with weight
-/// `exp(-x / t)`. 200 cp at the bottom, falling with the square of the strength to 0 at the
-/// top (where the best move is always played).
+/// `exp(-x / t)`. 200 cp at level 800, falling with the square of the strength to 0 at
+/// level 2800 and above (where the best move is always played).
 pub fn tolerance_cp(elo: u32) -> f64 {
-    let w = weakness(elo);
+    let w = ((TOLERANCE_ENDS - level(elo)) / (TOLERANCE_ENDS - LEVEL_FLOOR)).clamp(0.0, 1.0);
     200.0 * w * w
 }
 
@@ -113,6 +129,23 @@ mod tests {
         assert_eq!(node_budget(2800), 204_800);
         assert_eq!(tolerance_cp(2800), 0.0);
         assert_eq!(node_budget(100), node_budget(800));
+    }
+
+    #[test]
+    fn the_calibration_table_is_a_rising_map_over_the_whole_range() {
+        assert_eq!(CALIBRATION[0].0, MIN_ELO);
+        assert_eq!(CALIBRATION[CALIBRATION.len() - 1].0, MAX_ELO);
+        for w in CALIBRATION.windows(2) {
+            assert!(w[0].0 < w[1].0 && w[0].1 < w[1].1, "{w:?}");
+        }
+        for &(elo, lvl) in CALIBRATION {
+            assert!((level(elo) - lvl).abs() < 1e-9);
+        }
+        let mut last = 0.0;
+        for elo in MIN_ELO..=MAX_ELO {
+            assert!(level(elo) > last);
+            last = level(elo);
+        }
     }
 
     #[test]
