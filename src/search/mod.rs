@@ -322,7 +322,7 @@ impl Searcher {
                     },
                     SearchOptions {
                         threads: 1,
-                        multipv: options.multipv.max(strength::CANDIDATE_LINES),
+                        multipv: options.multipv.max(strength::candidate_lines(elo)),
                         secondary_search: false,
                         ..options.clone()
                     },
