@@ -1,25 +1,16 @@
 """scripts/calibrate-elo's pure logic: which Stockfish levels a setting meets, how the games are
 split, and the line fitted through setting -> measured Elo (no games played)."""
-import importlib.machinery
-import importlib.util
 import os
 import sys
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPTS = os.path.dirname(HERE)
-sys.path.insert(0, SCRIPTS)
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
 
+from script_loader import load_script                            # noqa: E402
 
-def load():
-    loader = importlib.machinery.SourceFileLoader("calibrate_script", os.path.join(SCRIPTS, "calibrate-elo"))
-    spec = importlib.util.spec_from_loader("calibrate_script", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
-cal = load()
+cal = load_script("calibrate-elo", "calibrate_script")
 
 
 class LevelsTest(unittest.TestCase):

@@ -1,24 +1,15 @@
 """scripts/soak's pure logic: the batch plan and the timing bookkeeping (no games played)."""
-import importlib.machinery
-import importlib.util
 import os
 import sys
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPTS = os.path.dirname(HERE)
-sys.path.insert(0, SCRIPTS)
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
 
+from script_loader import load_script                            # noqa: E402
 
-def load_soak():
-    loader = importlib.machinery.SourceFileLoader("soak_script", os.path.join(SCRIPTS, "soak"))
-    spec = importlib.util.spec_from_loader("soak_script", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
-soak = load_soak()
+soak = load_script("soak", "soak_script")
 OPPS = list(soak.OPPONENTS)
 
 
