@@ -356,8 +356,10 @@ fn movetime_is_respected() {
     assert!(took < Duration::from_millis(1000), "{took:?}");
 }
 
-#[test]
-fn pondering_ignores_the_clock_until_ponderhit() {
+/// Ponders on Kiwipete with `clock_ms` on both clocks for `ponder_for`, checks the search did
+/// not end on its own meanwhile, then sends the ponderhit. The result, the time from the
+/// ponderhit to the answer, and the time from the start to the answer.
+fn ponder_then_hit(clock_ms: i64, ponder_for: Duration) -> (SearchResult, Duration, Duration) {
     let p = pos("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
     let control = std::sync::Arc::new(SearchControl::new());
     control.set_pondering(true);
@@ -365,8 +367,8 @@ fn pondering_ignores_the_clock_until_ponderhit() {
     let started = Instant::now();
     let handle = std::thread::spawn(move || {
         let limits = Limits {
-            wtime: Some(1000),
-            btime: Some(1000),
+            wtime: Some(clock_ms),
+            btime: Some(clock_ms),
             ponder: true,
             ..Default::default()
         };
@@ -374,19 +376,21 @@ fn pondering_ignores_the_clock_until_ponderhit() {
             Searcher::new(16).search(&p, &[], &limits, &SearchOptions::default(), &c, &mut |_| {});
         (r, Instant::now())
     });
-    std::thread::sleep(Duration::from_millis(400));
+    std::thread::sleep(ponder_for);
     assert!(!handle.is_finished(), "the clock ran while pondering");
     let hit = Instant::now();
     control.set_pondering(false);
     let (r, done) = handle.join().unwrap();
+    (r, done.duration_since(hit), done.duration_since(started))
+}
+
+#[test]
+fn pondering_ignores_the_clock_until_ponderhit() {
+    let (r, after_hit, total) = ponder_then_hit(1000, Duration::from_millis(400));
     assert!(r.best.is_some());
     // The budget for 1 s on the clock is well under a second, counted from the ponderhit.
-    assert!(
-        done.duration_since(hit) < Duration::from_millis(900),
-        "{:?}",
-        done - hit
-    );
-    assert!(done.duration_since(started) >= Duration::from_millis(400));
+    assert!(after_hit < Duration::from_millis(900), "{after_hit:?}");
+    assert!(total >= Duration::from_millis(400));
 }
 
 #[test]
@@ -394,31 +398,11 @@ fn time_already_pondered_counts_after_ponderhit() {
     // 60 s on the clock plans about 2 s for this move. Pondered for 2.5 s, the search has done
     // that thinking already: after the ponderhit it answers at once instead of starting over
     // (which took at least ~0.9 s when the clock started afresh at the ponderhit).
-    let p = pos("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
-    let control = std::sync::Arc::new(SearchControl::new());
-    control.set_pondering(true);
-    let c = control.clone();
-    let handle = std::thread::spawn(move || {
-        let limits = Limits {
-            wtime: Some(60_000),
-            btime: Some(60_000),
-            ponder: true,
-            ..Default::default()
-        };
-        let r =
-            Searcher::new(16).search(&p, &[], &limits, &SearchOptions::default(), &c, &mut |_| {});
-        (r, Instant::now())
-    });
-    std::thread::sleep(Duration::from_millis(2500));
-    assert!(!handle.is_finished(), "the clock ran while pondering");
-    let hit = Instant::now();
-    control.set_pondering(false);
-    let (r, done) = handle.join().unwrap();
+    let (r, after_hit, _) = ponder_then_hit(60_000, Duration::from_millis(2500));
     assert!(r.best.is_some() && r.depth >= 6, "{r:?}");
     assert!(
-        done.duration_since(hit) < Duration::from_millis(400),
-        "{:?} after the ponderhit",
-        done - hit
+        after_hit < Duration::from_millis(400),
+        "{after_hit:?} after the ponderhit"
     );
 }
 
