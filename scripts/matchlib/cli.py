@@ -161,6 +161,31 @@ def parse_openings(tokens):
     return d
 
 
+def open_tables(path, pieces=7):
+    """Syzygy tables for adjudication: (tablebase, the most pieces it can be probed with)."""
+    import chess.syzygy
+    tb = chess.syzygy.open_tablebase(path)
+    # the largest table present bounds what can be probed
+    biggest = 0
+    for root, _, files in os.walk(path):
+        for f in files:
+            if f.endswith(".rtbw"):
+                biggest = max(biggest, len(f.split(".")[0]) - 1)  # "KQvK" -> 3 pieces
+    return tb, min(pieces, biggest)
+
+
+def standard_adjudication(tb_path=None):
+    """The adjudication our own scripts (gauntlet, soak, calibrate-elo) play with: resign when both
+    engines agree for 3 moves that one side is 600 cp down, draw from move 40 after 8 moves within
+    10 cp, and Syzygy adjudication when tb_path is a directory of tables."""
+    from .play import Adjudication
+    a = Adjudication(resign_moves=3, resign_score=600, resign_twosided=True,
+                     draw_movenumber=40, draw_moves=8, draw_score=10)
+    if tb_path and os.path.isdir(tb_path):
+        a.tb, a.tb_pieces = open_tables(tb_path)
+    return a
+
+
 def parse_adjudication(args):
     from .play import Adjudication
     a = Adjudication()
@@ -186,20 +211,11 @@ def parse_adjudication(args):
                 raise SystemExit(f"-draw: unknown key {k}")
     a.max_moves = args.maxmoves
     if args.tb:
-        import chess.syzygy
-        path = args.tb[0]
         pieces = 7
         for k, v in keyvals(args.tb[1:], "-tb"):
             if k == "pieces":
                 pieces = int(v)
-        a.tb = chess.syzygy.open_tablebase(path)
-        # the largest table present bounds what can be probed
-        biggest = 0
-        for root, _, files in os.walk(path):
-            for f in files:
-                if f.endswith(".rtbw"):
-                    biggest = max(biggest, len(f.split(".")[0]) - 1)  # "KQvK" -> 3 pieces
-        a.tb_pieces = min(pieces, biggest)
+        a.tb, a.tb_pieces = open_tables(args.tb[0], pieces)
     return a
 
 

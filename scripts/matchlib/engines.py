@@ -66,6 +66,12 @@ class Reply:
         self.resigned = resigned
 
 
+def stockfish_level_options(elo):
+    """UCI options for Stockfish at one of its UCI_Elo levels, as our scripts play it: 1 thread,
+    16 MiB (the rating scale the gauntlet and calibrate-elo measure on)."""
+    return {"Threads": "1", "Hash": "16", "UCI_LimitStrength": "true", "UCI_Elo": str(elo)}
+
+
 class EngineSpec:
     """What is needed to start an engine: command, protocol, name, options, own time control."""
 

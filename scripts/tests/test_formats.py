@@ -222,6 +222,24 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual(adj.tb.probe_wdl(chess.Board("8/8/8/4k3/8/8/8/K1Q5 b - - 0 1")), -2)
 
 
+    def test_standard_adjudication(self):
+        # the one setting the gauntlet, the soak and calibrate-elo share
+        adj = cli.standard_adjudication()
+        self.assertEqual((adj.resign_moves, adj.resign_score, adj.resign_twosided), (3, 600, True))
+        self.assertEqual((adj.draw_movenumber, adj.draw_moves, adj.draw_score), (40, 8, 10))
+        self.assertIsNone(adj.tb)
+        self.assertIsNone(cli.standard_adjudication("/nonexistent/tables").tb)
+        tables = os.path.join(SCRIPTS, "..", "tests", "data", "syzygy")
+        adj = cli.standard_adjudication(tables)
+        self.assertGreaterEqual(adj.tb_pieces, 3)
+        self.assertEqual(adj.tb.probe_wdl(chess.Board("8/8/8/4k3/8/8/8/K1Q5 b - - 0 1")), -2)
+
+    def test_stockfish_level_options(self):
+        from matchlib.engines import stockfish_level_options
+        self.assertEqual(stockfish_level_options(1500),
+                         {"Threads": "1", "Hash": "16", "UCI_LimitStrength": "true", "UCI_Elo": "1500"})
+
+
 class ExternalTest(unittest.TestCase):
     def test_cutechess_and_fastchess_arguments(self):
         args, specs = cli.parser().parse_args(
