@@ -1,8 +1,10 @@
 pub mod book;
 pub mod chess;
+pub mod datagen;
 pub mod endgame;
 pub mod engine;
 pub mod eval;
 pub mod search;
 pub mod tablebase;
 pub mod uci;
+pub mod util;

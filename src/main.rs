@@ -15,6 +15,15 @@ fn main() {
         }
         return;
     }
+    if args.first().map(String::as_str) == Some("datagen") {
+        // Self-play training data (src/datagen/): a developer's tool, not a protocol command.
+        let run = brudno::datagen::Settings::from_args(&args[1..]).and_then(brudno::datagen::run);
+        if let Err(e) = run {
+            eprintln!("{e:#}");
+            std::process::exit(1);
+        }
+        return;
+    }
     let uci = brudno::uci::Uci::new();
     if args.is_empty() {
         uci.run_stdin();

@@ -154,7 +154,8 @@ impl Driver<'_, '_, '_> {
             if self.s.control.stop_requested() {
                 break;
             }
-            if self.s.total_nodes() >= self.s.node_limit {
+            let nodes = self.s.total_nodes();
+            if nodes >= self.s.node_limit || limits.soft_nodes.is_some_and(|n| nodes >= n) {
                 break;
             }
             if self.s.pondering && !self.s.control.pondering() {

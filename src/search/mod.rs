@@ -32,6 +32,9 @@ pub struct Limits {
     pub movestogo: Option<u32>,
     pub depth: Option<u32>,
     pub nodes: Option<u64>,
+    /// No new iteration once this many nodes are searched (data generation: a soft node
+    /// limit, with `nodes` as the hard one). Not a UCI parameter.
+    pub soft_nodes: Option<u64>,
     /// Search for a mate in this many moves.
     pub mate: Option<u32>,
     pub movetime: Option<i64>,

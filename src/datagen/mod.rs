@@ -1,0 +1,652 @@
+//! `brudno datagen`: self-play games for training the evaluation network, played in-process
+//! (no UCI) by the very search and evaluation being trained, one game per thread at a time.
+//!
+//! Each game starts from a few random plies (from the start position, a Chess960 start or a
+//! line of an openings file); an opening the verification search scores beyond
+//! `verify_limit` is thrown away. Every move is a node-limited search (soft limit between
+//! iterations, hard limit 8× inside them) whose score is recorded with the move. Games end by
+//! the rules or by adjudication (a decisive score held for a few plies, a near-zero score held
+//! for many plies late in the game, or a Syzygy table after a capture or pawn move).
+//!
+//! Output, in a folder: `stream-K.vf` per stream K (`format.rs`: viriformat games), and
+//! `settings.txt` with the engine and the settings the data was made with. Stream K's game J
+//! is seeded by (seed, K, J) alone and each game starts from a cleared table, so the data is
+//! reproducible; a run that is killed leaves every file readable up to its last whole game, and
+//! the next run with the same settings cuts the partial game off and continues each stream.
+
+pub mod format;
+
+use crate::chess::{Color, Outcome, Position};
+use crate::search::{legality, Limits, Score, SearchControl, SearchOptions, Searcher};
+use crate::tablebase::{Tablebases, Wdl};
+use crate::util::Rng;
+use anyhow::{bail, Context, Result};
+use format::GameRecord;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What the data is made with. Everything but `threads`, `games` and `out` is part of the
+/// data's identity: a run continues a folder only with the same values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    pub out: PathBuf,
+    /// Streams (one thread each).
+    pub threads: usize,
+    /// Stop after this many games in all (None: run until killed).
+    pub games: Option<u64>,
+    pub seed: u64,
+    /// Soft node limit per move (no new iteration past it); the hard limit is 8×.
+    pub nodes: u64,
+    /// Random plies before recording: this many, or one more (half the games each).
+    pub random_plies: u32,
+    /// Openings file (EPD/FEN, one position a line) to start the random plies from.
+    pub openings: Option<PathBuf>,
+    /// Start from random Chess960 positions instead of the standard one.
+    pub chess960: bool,
+    /// Reject openings whose verification score is beyond this (centipawns).
+    pub verify_limit: i32,
+    /// A score of at least this for `win_plies` plies in a row ends the game as a win.
+    pub win_score: i32,
+    pub win_plies: u32,
+    /// From game ply `draw_from_ply`, scores within ±`draw_score` for `draw_plies` plies in a
+    /// row end it as a draw.
+    pub draw_score: i32,
+    pub draw_plies: u32,
+    pub draw_from_ply: u32,
+    pub hash_mb: usize,
+    /// Syzygy folders for adjudication (and for probing inside the search).
+    pub syzygy: Option<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            out: PathBuf::from("data"),
+            threads: 1,
+            games: None,
+            seed: 1,
+            nodes: 5_000,
+            random_plies: 8,
+            openings: None,
+            chess960: false,
+            verify_limit: 1000,
+            win_score: 2500,
+            win_plies: 4,
+            draw_score: 5,
+            draw_plies: 12,
+            draw_from_ply: 60,
+            hash_mb: 16,
+            syzygy: None,
+        }
+    }
+}
+
+/// The engine build that made the data (the commit, when it was built from a checkout).
+pub fn engine_id() -> String {
+    format!(
+        "brudno {} ({})",
+        env!("CARGO_PKG_VERSION"),
+        option_env!("BRUDNO_COMMIT").unwrap_or("unknown commit")
+    )
+}
+
+impl Settings {
+    /// Reads `--key value` pairs.
+    pub fn from_args(args: &[String]) -> Result<Settings> {
+        let mut s = Settings::default();
+        let mut it = args.iter();
+        while let Some(key) = it.next() {
+            let key = key.trim_start_matches('-');
+            let value = it
+                .next()
+                .with_context(|| format!("datagen: --{key} needs a value"))?;
+            let number = || -> Result<u64> {
+                value
+                    .parse()
+                    .with_context(|| format!("datagen: --{key} {value}: not a number"))
+            };
+            match key {
+                "out" => s.out = PathBuf::from(value),
+                "threads" => s.threads = number()?.clamp(1, 256) as usize,
+                "games" => s.games = Some(number()?),
+                "seed" => s.seed = number()?,
+                "nodes" => s.nodes = number()?.max(1),
+                "random-plies" => s.random_plies = number()? as u32,
+                "openings" => s.openings = Some(PathBuf::from(value)),
+                "chess960" => s.chess960 = matches!(value.as_str(), "true" | "1" | "yes"),
+                "verify-limit" => s.verify_limit = number()? as i32,
+                "win-score" => s.win_score = number()? as i32,
+                "win-plies" => s.win_plies = number()? as u32,
+                "draw-score" => s.draw_score = number()? as i32,
+                "draw-plies" => s.draw_plies = number()? as u32,
+                "draw-from-ply" => s.draw_from_ply = number()? as u32,
+                "hash" => s.hash_mb = number()?.clamp(1, 4096) as usize,
+                "syzygy" => s.syzygy = Some(value.clone()),
+                _ => bail!("datagen: unknown setting --{key}"),
+            }
+        }
+        Ok(s)
+    }
+
+    /// The settings that define the data, one `key value` a line (`settings.txt`).
+    fn identity(&self) -> String {
+        let mut t = String::new();
+        let mut line = |k: &str, v: String| t.push_str(&format!("{k} {v}\n"));
+        line("format", "viriformat games (src/datagen/format.rs)".into());
+        line("seed", self.seed.to_string());
+        line("nodes", self.nodes.to_string());
+        line("hard-nodes", (self.nodes * 8).to_string());
+        line(
+            "random-plies",
+            format!("{} or {}", self.random_plies, self.random_plies + 1),
+        );
+        line(
+            "openings",
+            self.openings
+                .as_ref()
+                .map_or("-".into(), |p| p.display().to_string()),
+        );
+        line("chess960", self.chess960.to_string());
+        line("verify-limit", self.verify_limit.to_string());
+        line(
+            "win",
+            format!("{} cp for {} plies", self.win_score, self.win_plies),
+        );
+        line(
+            "draw",
+            format!(
+                "{} cp for {} plies from ply {}",
+                self.draw_score, self.draw_plies, self.draw_from_ply
+            ),
+        );
+        line("hash", self.hash_mb.to_string());
+        line("syzygy", self.syzygy.clone().unwrap_or_else(|| "-".into()));
+        t
+    }
+}
+
+/// Everything a stream needs that is the same for all streams.
+struct Shared {
+    settings: Settings,
+    openings: Vec<Position>,
+    tablebases: Option<Arc<Tablebases>>,
+    games: AtomicU64,
+    positions: AtomicU64,
+    done: AtomicBool,
+}
+
+/// Runs `brudno datagen` to the end (the game target) or until killed.
+pub fn run(settings: Settings) -> Result<()> {
+    crate::chess::attacks::init();
+    crate::endgame::kpk::init();
+    std::fs::create_dir_all(&settings.out)
+        .with_context(|| format!("datagen: cannot create {}", settings.out.display()))?;
+    check_settings_file(&settings)?;
+    let openings = match &settings.openings {
+        Some(p) => read_openings(p)?,
+        None => Vec::new(),
+    };
+    let tablebases = match &settings.syzygy {
+        Some(paths) => Some(Arc::new(
+            Tablebases::open(paths).map_err(|e| anyhow::anyhow!("datagen: syzygy: {e}"))?,
+        )),
+        None => None,
+    };
+    // Resume: each stream's whole games so far.
+    let mut streams = Vec::new();
+    for k in 0..settings.threads {
+        let path = settings.out.join(format!("stream-{k}.vf"));
+        let played = resume_stream(&path)?;
+        streams.push((k, path, played));
+    }
+    let already: u64 = streams.iter().map(|s| s.2).sum();
+    log_run(&settings, already)?;
+    let shared = Arc::new(Shared {
+        settings: settings.clone(),
+        openings,
+        tablebases,
+        games: AtomicU64::new(already),
+        positions: AtomicU64::new(0),
+        done: AtomicBool::new(false),
+    });
+    eprintln!(
+        "datagen: {} into {} ({} games there), {} thread(s), {} nodes a move",
+        engine_id(),
+        settings.out.display(),
+        already,
+        settings.threads,
+        settings.nodes
+    );
+    let handles: Vec<_> = streams
+        .into_iter()
+        .map(|(k, path, played)| {
+            let shared = Arc::clone(&shared);
+            std::thread::Builder::new()
+                .name(format!("datagen-{k}"))
+                .stack_size(16 << 20)
+                .spawn(move || play_stream(&shared, k as u64, &path, played))
+                .context("datagen: cannot start a thread")
+        })
+        .collect::<Result<_>>()?;
+    let start = Instant::now();
+    let mut last_report = Instant::now();
+    while !handles.iter().all(|h| h.is_finished()) {
+        std::thread::sleep(Duration::from_millis(200));
+        if last_report.elapsed() >= Duration::from_secs(10) {
+            last_report = Instant::now();
+            eprintln!("{}", progress(&shared, start, already));
+        }
+    }
+    for h in handles {
+        h.join()
+            .map_err(|_| anyhow::anyhow!("datagen: a stream panicked"))??;
+    }
+    eprintln!("{}", progress(&shared, start, already));
+    Ok(())
+}
+
+fn progress(shared: &Shared, start: Instant, already: u64) -> String {
+    let games = shared.games.load(Ordering::Relaxed);
+    let positions = shared.positions.load(Ordering::Relaxed);
+    let secs = start.elapsed().as_secs_f64().max(1e-3);
+    let rate = positions as f64 / secs;
+    let eta = match shared.settings.games {
+        Some(target) if games > already && target > games => {
+            let per_game = secs / (games - already) as f64;
+            let left = (per_game * (target - games) as f64) as u64;
+            format!(", ETA {}h{:02}m", left / 3600, left / 60 % 60)
+        }
+        _ => String::new(),
+    };
+    format!("datagen: {games} games, {positions} positions this run, {rate:.0} positions/s{eta}")
+}
+
+/// Writes `settings.txt` for a new folder, or checks that a continued one matches.
+fn check_settings_file(settings: &Settings) -> Result<()> {
+    let path = settings.out.join("settings.txt");
+    let ours = settings.identity();
+    match std::fs::read_to_string(&path) {
+        Ok(theirs) if theirs == ours => Ok(()),
+        Ok(theirs) => bail!(
+            "datagen: {} holds data made with other settings; use another --out.\n\
+             there:\n{theirs}\nasked:\n{ours}",
+            settings.out.display()
+        ),
+        Err(_) => std::fs::write(&path, ours)
+            .with_context(|| format!("datagen: cannot write {}", path.display())),
+    }
+}
+
+/// One line per run in `runs.txt`: which engine continued the data, from how many games.
+fn log_run(settings: &Settings, games: u64) -> Result<()> {
+    let path = settings.out.join("runs.txt");
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("datagen: cannot open {}", path.display()))?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    writeln!(
+        f,
+        "unix {now}: {} continues at {games} games with {} stream(s)",
+        engine_id(),
+        settings.threads
+    )?;
+    Ok(())
+}
+
+/// Cuts a partial game off the end of a stream file; returns its whole games.
+fn resume_stream(path: &Path) -> Result<u64> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => {
+            return Err(e).with_context(|| format!("datagen: cannot read {}", path.display()))
+        }
+    };
+    let (games, end) = format::whole_games(&bytes);
+    if end < bytes.len() {
+        eprintln!(
+            "datagen: {}: {} bytes after the last whole game cut off",
+            path.display(),
+            bytes.len() - end
+        );
+        let f = std::fs::OpenOptions::new().write(true).open(path)?;
+        f.set_len(end as u64)?;
+    }
+    Ok(games as u64)
+}
+
+fn read_openings(path: &Path) -> Result<Vec<Position>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("datagen: cannot read {}", path.display()))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        // EPD: four fields and operations; FEN: six fields.
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let fen = if fields.len() >= 6 && fields[4].parse::<u32>().is_ok() {
+            fields[..6].join(" ")
+        } else {
+            fields[..fields.len().min(4)].join(" ")
+        };
+        let pos = Position::from_fen(&fen)
+            .map_err(|e| anyhow::anyhow!("datagen: {} line {}: {e}", path.display(), i + 1))?;
+        out.push(pos);
+    }
+    if out.is_empty() {
+        bail!("datagen: {} holds no position", path.display());
+    }
+    Ok(out)
+}
+
+/// Plays stream `k`'s games from game `next` on, appending each whole game to its file.
+fn play_stream(shared: &Shared, k: u64, path: &Path, mut next: u64) -> Result<()> {
+    let settings = &shared.settings;
+    let per_stream = settings.games.map(|g| g.div_ceil(settings.threads as u64));
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("datagen: cannot open {}", path.display()))?;
+    let mut player = GamePlayer::new(settings, shared.tablebases.clone());
+    let mut bytes = Vec::with_capacity(4096);
+    while per_stream.is_none_or(|n| next < n) && !shared.done.load(Ordering::Relaxed) {
+        let mut rng = Rng::derive(settings.seed, &[k, next]);
+        let game = player.play(&mut rng, &shared.openings);
+        bytes.clear();
+        game.encode(&mut bytes);
+        // One write per game: a kill leaves at most one partial game, cut off on resume.
+        file.write_all(&bytes)?;
+        next += 1;
+        shared.games.fetch_add(1, Ordering::Relaxed);
+        shared
+            .positions
+            .fetch_add(game.plies.len() as u64, Ordering::Relaxed);
+    }
+    file.flush()?;
+    Ok(())
+}
+
+/// Plays games with one searcher.
+pub struct GamePlayer {
+    searcher: Searcher,
+    options: SearchOptions,
+    settings: Settings,
+    tablebases: Option<Arc<Tablebases>>,
+    control: SearchControl,
+}
+
+impl GamePlayer {
+    pub fn new(settings: &Settings, tablebases: Option<Arc<Tablebases>>) -> GamePlayer {
+        let options = SearchOptions {
+            threads: 1,
+            tablebases: tablebases
+                .as_ref()
+                .map(|t| crate::search::TablebaseProbing {
+                    tables: Arc::clone(t),
+                    probe_depth: 1,
+                    probe_limit: t.max_pieces(),
+                    rule50: true,
+                }),
+            ..SearchOptions::default()
+        };
+        GamePlayer {
+            searcher: Searcher::new(settings.hash_mb),
+            options,
+            settings: settings.clone(),
+            tablebases,
+            control: SearchControl::new(),
+        }
+    }
+
+    /// A node-limited search: the move and its score, White's view (None: no legal move).
+    fn search(
+        &mut self,
+        pos: &Position,
+        history: &[u64],
+        soft: u64,
+    ) -> Option<(crate::chess::Move, i32)> {
+        let limits = Limits {
+            soft_nodes: Some(soft),
+            nodes: Some(soft * 8),
+            ..Limits::default()
+        };
+        let result = self.searcher.search(
+            pos,
+            history,
+            &limits,
+            &self.options,
+            &self.control,
+            &mut |_| {},
+        );
+        let stm = match result.score? {
+            Score::Cp(c) => c.clamp(-32_000, 32_000),
+            Score::Mate(n) if n > 0 => 32_000,
+            Score::Mate(_) => -32_000,
+        };
+        let white = if pos.side_to_move() == Color::White {
+            stm
+        } else {
+            -stm
+        };
+        Some((result.best?, white))
+    }
+
+    /// A start position after the random plies that the verification search calls playable.
+    fn opening(&mut self, rng: &mut Rng, openings: &[Position]) -> (Position, Vec<u64>) {
+        loop {
+            let mut pos = if !openings.is_empty() {
+                openings[rng.below(openings.len() as u64) as usize]
+            } else if self.settings.chess960 {
+                chess960_start(rng.below(960) as u32)
+            } else {
+                Position::startpos()
+            };
+            let mut history = Vec::new();
+            let plies = self.settings.random_plies + rng.below(2) as u32;
+            let mut ok = true;
+            for _ in 0..plies {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    ok = false;
+                    break;
+                }
+                history.push(pos.key());
+                pos.play(moves.as_slice()[rng.below(moves.len() as u64) as usize]);
+            }
+            if !ok || !pos.has_legal_move() {
+                continue;
+            }
+            self.searcher.clear();
+            match self.search(&pos, &history, self.settings.nodes * 10) {
+                Some((_, score)) if score.abs() <= self.settings.verify_limit => {
+                    return (pos, history)
+                }
+                _ => continue,
+            }
+        }
+    }
+
+    /// Plays one game with the generator `rng`.
+    pub fn play(&mut self, rng: &mut Rng, openings: &[Position]) -> GameRecord {
+        let (start, mut history) = self.opening(rng, openings);
+        self.searcher.clear();
+        let mut game = GameRecord::new(start);
+        let mut pos = start;
+        let (mut win_run, mut loss_run, mut draw_run) = (0u32, 0u32, 0u32);
+        let s = self.settings.clone();
+        game.outcome = loop {
+            if let Some(outcome) = self.decided_by_rules(&pos, &history) {
+                break outcome;
+            }
+            let Some((m, score)) = self.search(&pos, &history, s.nodes) else {
+                // No legal move: mate or stalemate.
+                break if pos.in_check() {
+                    Outcome::win_for(pos.side_to_move().flip())
+                } else {
+                    Outcome::Draw
+                };
+            };
+            game.plies.push((m, score as i16));
+            win_run = if score >= s.win_score { win_run + 1 } else { 0 };
+            loss_run = if score <= -s.win_score {
+                loss_run + 1
+            } else {
+                0
+            };
+            let ply = 2 * (pos.fullmove_number() as u32 - 1) + pos.side_to_move() as u32;
+            draw_run = if ply >= s.draw_from_ply && score.abs() <= s.draw_score {
+                draw_run + 1
+            } else {
+                0
+            };
+            if win_run >= s.win_plies {
+                break Outcome::WhiteWins;
+            }
+            if loss_run >= s.win_plies {
+                break Outcome::BlackWins;
+            }
+            if draw_run >= s.draw_plies {
+                break Outcome::Draw;
+            }
+            history.push(pos.key());
+            pos.play(m);
+        };
+        game
+    }
+
+    /// The game's end by the rules (50 moves, repetition, dead position) or by a table.
+    fn decided_by_rules(&self, pos: &Position, history: &[u64]) -> Option<Outcome> {
+        // Fifty moves without a capture or pawn move draw, unless the last one mated.
+        if pos.halfmove_clock() >= 100 && (!pos.in_check() || pos.has_legal_move()) {
+            return Some(Outcome::Draw);
+        }
+        if legality::insufficient_material(pos) || repeated_twice(pos, history) {
+            return Some(Outcome::Draw);
+        }
+        // A table is exact right after a capture or pawn move.
+        let tables = self.tablebases.as_ref()?;
+        if pos.halfmove_clock() != 0 {
+            return None;
+        }
+        let stm = pos.side_to_move();
+        match tables.probe_wdl(pos)? {
+            Wdl::Win => Some(Outcome::win_for(stm)),
+            Wdl::Loss => Some(Outcome::win_for(stm.flip())),
+            _ => Some(Outcome::Draw),
+        }
+    }
+}
+
+/// The position stood on the board twice before (a threefold repetition).
+fn repeated_twice(pos: &Position, history: &[u64]) -> bool {
+    let reversible = (pos.halfmove_clock() as usize).min(history.len());
+    history[history.len() - reversible..]
+        .iter()
+        .rev()
+        .skip(1)
+        .step_by(2)
+        .filter(|&&k| k == pos.key())
+        .count()
+        >= 2
+}
+
+/// Chess960 start position number `n` (0–959, 518 = the standard one), by the usual
+/// numbering: bishops, queen, the knights' pair, then rook, king, rook on what is left.
+pub fn chess960_start(n: u32) -> Position {
+    let mut n = n % 960;
+    let mut rank = [' '; 8];
+    rank[(n % 4 * 2 + 1) as usize] = 'b';
+    n /= 4;
+    rank[(n % 4 * 2) as usize] = 'b';
+    n /= 4;
+    let free = |rank: &[char; 8], i: u32| {
+        (0..8)
+            .filter(|&f| rank[f] == ' ')
+            .nth(i as usize)
+            .expect("enough free squares")
+    };
+    let q = free(&rank, n % 6);
+    rank[q] = 'q';
+    n /= 6;
+    const KNIGHTS: [(u32, u32); 10] = [
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (0, 4),
+        (1, 2),
+        (1, 3),
+        (1, 4),
+        (2, 3),
+        (2, 4),
+        (3, 4),
+    ];
+    let (a, b) = KNIGHTS[n as usize];
+    let (fa, fb) = (free(&rank, a), free(&rank, b));
+    rank[fa] = 'n';
+    rank[fb] = 'n';
+    for piece in ['r', 'k', 'r'] {
+        let f = free(&rank, 0);
+        rank[f] = piece;
+    }
+    let black: String = rank.iter().collect();
+    let white = black.to_uppercase();
+    let rooks: Vec<char> = (0..8)
+        .filter(|&f| rank[f] == 'r')
+        .map(|f| (b'a' + f as u8) as char)
+        .collect();
+    let castling: String = rooks
+        .iter()
+        .rev()
+        .map(|c| c.to_ascii_uppercase())
+        .chain(rooks.iter().rev().copied())
+        .collect();
+    Position::from_fen(&format!(
+        "{black}/pppppppp/8/8/8/8/PPPPPPPP/{white} w {castling} - 0 1"
+    ))
+    .expect("a Chess960 start position is valid")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chess960_numbering() {
+        assert_eq!(chess960_start(518), Position::startpos());
+        assert_eq!(
+            chess960_start(0).to_fen(),
+            "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1"
+        );
+        let distinct: std::collections::HashSet<String> =
+            (0..960).map(|n| chess960_start(n).to_fen()).collect();
+        assert_eq!(distinct.len(), 960);
+    }
+
+    #[test]
+    fn threefold_repetition_is_seen() {
+        let mut pos = Position::startpos();
+        let mut history = Vec::new();
+        for (i, m) in [
+            "g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8",
+        ]
+        .iter()
+        .enumerate()
+        {
+            assert!(!repeated_twice(&pos, &history), "before move {i}");
+            let mv = pos.parse_uci_move(m).unwrap();
+            history.push(pos.key());
+            pos.play(mv);
+        }
+        assert!(repeated_twice(&pos, &history));
+    }
+}

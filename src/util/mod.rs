@@ -1,0 +1,5 @@
+//! Small pieces the engine's parts and tools share.
+
+pub mod rng;
+
+pub use rng::Rng;
