@@ -18,6 +18,7 @@
 //! piece. Pawn structure is cached instead.
 
 mod masks;
+pub mod nnue;
 pub mod params;
 mod pawns;
 mod pgn;
