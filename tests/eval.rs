@@ -145,7 +145,7 @@ fn pawn_cached_evaluator_agrees_with_the_free_function() {
     // Twice, so the second pass reads the table.
     for _ in 0..2 {
         for pos in &positions {
-            assert_eq!(ev.evaluate(pos), evaluate(pos), "{}", pos.to_fen());
+            assert_eq!(ev.evaluate(pos, 0), evaluate(pos), "{}", pos.to_fen());
         }
     }
 }

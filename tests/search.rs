@@ -209,6 +209,14 @@ fn fixed_depth_search_is_deterministic() {
 }
 
 #[test]
+fn bench_prints_the_pinned_signature() {
+    assert_eq!(
+        brudno::search::bench::bench(None).nodes,
+        brudno::search::bench::SIGNATURE
+    );
+}
+
+#[test]
 fn bench_is_deterministic() {
     let a = brudno::search::bench::bench(Some(4));
     let b = brudno::search::bench::bench(Some(4));

@@ -56,7 +56,10 @@ pub fn evaluate(pos: &Position) -> i32 {
     from_side_to_move(pos, terms::evaluate_traced(pos, None, &mut NoTrace).white)
 }
 
-/// An evaluator with a pawn-structure cache: one per search thread.
+/// The evaluation as the search sees it: one per search thread, told about every move made
+/// along the line (`begin` at the root, then `on_move` / `on_null` with the ply they are
+/// played from), so that a backend can update its state incrementally. Known endgames come
+/// first, then the backend; the search keeps the result out of the mate range.
 pub struct Evaluator {
     pawns: PawnTable,
 }
@@ -68,8 +71,22 @@ impl Evaluator {
         }
     }
 
-    /// Same value as `evaluate(pos)`, faster when pawn structures repeat.
-    pub fn evaluate(&mut self, pos: &Position) -> i32 {
+    /// The search starts a line at `root` (ply 0).
+    #[inline(always)]
+    pub fn begin(&mut self, _root: &Position) {}
+
+    /// `m` is played from `parent` at `ply`; the child is at `ply + 1`.
+    #[inline(always)]
+    pub fn on_move(&mut self, _ply: usize, _parent: &Position, _m: crate::chess::Move) {}
+
+    /// A null move is played at `ply`.
+    #[inline(always)]
+    pub fn on_null(&mut self, _ply: usize) {}
+
+    /// The value of `pos`, the position at `ply` of the line, for the side to move. The same
+    /// as `evaluate(pos)`, with pawn structures cached.
+    #[inline(always)]
+    pub fn evaluate(&mut self, pos: &Position, _ply: usize) -> i32 {
         // Endgames with exact knowledge (KPK bitbase, mating technique) come first.
         if let Some(v) = crate::endgame::evaluate_known(pos) {
             return v;

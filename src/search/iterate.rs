@@ -3,11 +3,12 @@
 //! between iterations. The root moves are a list of their own (with their PVs and node
 //! counts), so that `searchmoves`, MultiPV and "the best move so far" are simple.
 
-use super::alphabeta::Search;
 use super::legality::is_legal;
 use super::score::*;
 use super::strength;
+use super::thread::LMR;
 use super::time::{self, TimeBudget};
+use super::worker::Worker;
 use super::{Bound, Limits, LineInfo, SearchEvent, SearchOptions, SearchResult};
 use crate::chess::{Move, MoveKind, Position};
 
@@ -34,8 +35,9 @@ const ASPIRATION_DELTA: i32 = 15;
 /// From this depth on (shallower scores are too unstable to centre a window on).
 const ASPIRATION_DEPTH: i32 = 4;
 
-pub struct Driver<'s, 'a, 'r> {
-    pub s: &'s mut Search<'a>,
+/// Iterative deepening for one thread: the root moves and the iterations over them.
+pub struct Deepening<'s, 'a, 'r> {
+    pub worker: &'s mut Worker<'a>,
     pub root: Position,
     pub moves: Vec<RootMove>,
     pub report: &'r mut dyn FnMut(SearchEvent),
@@ -44,7 +46,7 @@ pub struct Driver<'s, 'a, 'r> {
     pub helper_id: usize,
 }
 
-impl Driver<'_, '_, '_> {
+impl Deepening<'_, '_, '_> {
     /// The root moves: all legal ones, or those of `searchmoves` (if any of them is legal).
     pub fn root_moves(root: &Position, searchmoves: &[Move]) -> Vec<RootMove> {
         let legal = root.legal_moves();
@@ -86,10 +88,10 @@ impl Driver<'_, '_, '_> {
             multipv: i + 1,
             score: to_public(score),
             bound: rm.bound,
-            nodes: self.s.total_nodes(),
-            time_ms: self.s.start.elapsed().as_millis() as u64,
-            hashfull: self.s.tt.hashfull(),
-            tbhits: self.s.tbhits,
+            nodes: self.worker.total_nodes(),
+            time_ms: self.worker.thinking_ms(),
+            hashfull: self.worker.tt.hashfull(),
+            tbhits: self.worker.tbhits,
             pv: verified(&self.root, &rm.pv),
         }
     }
@@ -97,8 +99,8 @@ impl Driver<'_, '_, '_> {
     /// Runs the iterations and returns the result.
     pub fn run(&mut self, limits: &Limits, options: &SearchOptions) -> SearchResult {
         let root = self.root;
-        self.s.budget = time::budget(limits, root.side_to_move(), options.move_overhead_ms);
-        self.s.node_limit = limits.nodes.unwrap_or(u64::MAX).max(1);
+        self.worker.budget = time::budget(limits, root.side_to_move(), options.move_overhead_ms);
+        self.worker.node_limit = limits.nodes.unwrap_or(u64::MAX).max(1);
         let max_depth = limits.depth.map_or(MAX_PLY as i32 - 2, |d| {
             d.clamp(1, MAX_PLY as u32 - 2) as i32
         });
@@ -113,26 +115,26 @@ impl Driver<'_, '_, '_> {
         // spread over two depths and fill the shared table with different work.
         let first_depth = 1 + (self.helper_id % 2) as i32;
         for depth in first_depth..=max_depth {
-            self.s.root_depth = depth;
-            self.s.seldepth = 0;
+            self.worker.root_depth = depth;
+            self.worker.seldepth = 0;
             for rm in &mut self.moves {
                 rm.nodes = 0;
             }
-            let iteration_start_nodes = self.s.nodes;
+            let iteration_start_nodes = self.worker.nodes;
             for pv_idx in 0..self.multipv {
                 self.aspiration(depth, pv_idx);
-                if self.s.stopped {
+                if self.worker.stopped {
                     break;
                 }
             }
-            if self.s.stopped {
+            if self.worker.stopped {
                 break;
             }
             // A later line may have scored above an earlier one (each is searched with the
             // earlier ones left out); GUIs expect the lines best first.
             self.moves[..self.multipv].sort_by_key(|rm| std::cmp::Reverse(rm.score));
             completed = depth;
-            self.s.depth1_done = true;
+            self.worker.depth1_done = true;
             for i in 0..self.moves.len() {
                 let rm = &mut self.moves[i];
                 if rm.score != -INF {
@@ -151,22 +153,22 @@ impl Driver<'_, '_, '_> {
                     break;
                 }
             }
-            if self.s.control.stop_requested() {
+            if self.worker.control.stop_requested() {
                 break;
             }
-            let nodes = self.s.total_nodes();
-            if nodes >= self.s.node_limit || limits.soft_nodes.is_some_and(|n| nodes >= n) {
+            let nodes = self.worker.total_nodes();
+            if nodes >= self.worker.node_limit || limits.soft_nodes.is_some_and(|n| nodes >= n) {
                 break;
             }
-            if self.s.pondering && !self.s.control.pondering() {
-                self.s.on_ponderhit();
+            if self.worker.pondering && !self.worker.control.pondering() {
+                self.worker.on_ponderhit();
             }
             stable = if best.mv == last_best { stable + 1 } else { 0 };
             last_best = best.mv;
             scores.push(best.score);
             let mut finishing = depth == max_depth;
-            if let (Some(b), false) = (self.s.budget, self.s.pondering) {
-                let iter_nodes = (self.s.nodes - iteration_start_nodes).max(1);
+            if let (Some(b), false) = (self.worker.budget, self.worker.pondering) {
+                let iter_nodes = (self.worker.nodes - iteration_start_nodes).max(1);
                 let best_nodes = best.nodes as f64 / iter_nodes as f64;
                 finishing |= self.time_is_up(b, stable, &scores, best_nodes, options);
             }
@@ -184,7 +186,8 @@ impl Driver<'_, '_, '_> {
         // After an interrupted iteration, a move that proved better than the previous best
         // in it (it is first after the sorting) is played, and shown.
         let best = &self.moves[0];
-        if self.s.stopped && best.shown_score != -INF && completed > 0 && best.mv != last_best {
+        if self.worker.stopped && best.shown_score != -INF && completed > 0 && best.mv != last_best
+        {
             let line = self.line(0, completed as u32 + 1);
             (self.report)(SearchEvent::Line(LineInfo {
                 bound: Bound::Lower,
@@ -204,7 +207,7 @@ impl Driver<'_, '_, '_> {
             ponder,
             score: (score != -INF).then(|| to_public(score)),
             depth: completed.max(0) as u32,
-            nodes: self.s.total_nodes(),
+            nodes: self.worker.total_nodes(),
             pv,
         }
     }
@@ -218,7 +221,7 @@ impl Driver<'_, '_, '_> {
         options: &SearchOptions,
     ) -> bool {
         // Pondering counts: the soft limits are on thinking time, the hard one on the clock.
-        let elapsed = self.s.thinking_ms();
+        let elapsed = self.worker.thinking_ms();
         if self.moves.len() == 1 {
             // A forced move: one iteration to have a score and a ponder move is enough.
             return true;
@@ -254,21 +257,19 @@ impl Driver<'_, '_, '_> {
     fn secondary(&mut self, depth: i32, extra: i32) -> Option<i32> {
         let best = self.moves[0].mv;
         let score = self.moves[0].score;
-        if extra <= 0 || is_mate(score) || self.s.stopped {
+        if extra <= 0 || is_mate(score) || self.worker.stopped {
             return None;
         }
         let deeper = (depth + extra).min(MAX_PLY as i32 - 2);
         let target = score - SECONDARY_MARGIN;
         let root = self.root;
-        let s = &mut *self.s;
-        s.root_depth = deeper;
-        s.t.keys[s.root_idx] = root.key();
-        s.t.stack[0].plies_from_null = usize::MAX / 2;
-        let child = root.after(best);
-        s.enter(&root, best, 0);
-        let check = (s.sw.check_extension && child.in_check()) as i32;
-        let v = -s.negamax::<false>(&child, -target, -target + 1, deeper - 1 + check, 1, true);
-        if s.stopped || v >= target {
+        let w = &mut *self.worker;
+        w.root_depth = deeper;
+        w.begin_root(&root);
+        let child = w.make(&root, best, 0);
+        let check = (w.switches.check_extension && child.in_check()) as i32;
+        let v = -w.negamax::<false>(&child, -target, -target + 1, deeper - 1 + check, 1, true);
+        if w.stopped || v >= target {
             return None;
         }
         let text = format!(
@@ -279,7 +280,7 @@ impl Driver<'_, '_, '_> {
         (self.report)(SearchEvent::Message(text));
         self.moves[0].prev_score = v;
         self.aspiration(deeper, 0);
-        if self.s.stopped {
+        if self.worker.stopped {
             return None;
         }
         let line = self.line(0, deeper as u32);
@@ -300,7 +301,7 @@ impl Driver<'_, '_, '_> {
             let score = self.root_search(depth, alpha, beta, pv_idx);
             // Best first; moves that did not get a score this time keep their order.
             self.moves[pv_idx..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
-            if self.s.stopped {
+            if self.worker.stopped {
                 return;
             }
             if score <= alpha {
@@ -335,16 +336,15 @@ impl Driver<'_, '_, '_> {
     /// `CurrMove` reports and per-move node counts.
     fn root_search(&mut self, depth: i32, mut alpha: i32, beta: i32, pv_idx: usize) -> i32 {
         let root = self.root;
-        let s = &mut *self.s;
-        s.nodes += 1;
-        s.t.keys[s.root_idx] = root.key();
-        s.t.stack[0].plies_from_null = usize::MAX / 2;
-        s.t.stack[0].eval = if root.in_check() {
+        let w = &mut *self.worker;
+        w.nodes += 1;
+        w.begin_root(&root);
+        w.td.stack[0].eval = if root.in_check() {
             NONE
         } else {
-            s.evaluate(&root)
+            w.evaluate(&root, 0)
         };
-        s.t.stack[2].killers = [Move::NULL; 2];
+        w.td.stack[2].killers = [Move::NULL; 2];
         for rm in &mut self.moves[pv_idx..] {
             rm.score = -INF;
         }
@@ -352,44 +352,43 @@ impl Driver<'_, '_, '_> {
         let mut best = -INF;
         for i in pv_idx..self.moves.len() {
             let m = self.moves[i].mv;
-            let time_ms = self.s.start.elapsed().as_millis() as u64;
+            let time_ms = self.worker.thinking_ms();
             (self.report)(SearchEvent::CurrMove {
                 depth: depth as u32,
                 mv: m,
                 number: i + 1,
                 time_ms,
             });
-            let s = &mut *self.s;
-            let child = root.after(m);
+            let w = &mut *self.worker;
+            let child = w.make(&root, m, 0);
             let gives_check = child.in_check();
-            let extension = (s.sw.check_extension && gives_check) as i32;
+            let extension = (w.switches.check_extension && gives_check) as i32;
             let new_depth = depth - 1 + extension;
-            s.enter(&root, m, 0);
-            s.t.pv_len[1] = 1;
-            let nodes_before = s.nodes;
+            w.td.pv_len[1] = 1;
+            let nodes_before = w.nodes;
 
             let score = if i == pv_idx {
-                -s.negamax::<true>(&child, -beta, -alpha, new_depth, 1, false)
+                -w.negamax::<true>(&child, -beta, -alpha, new_depth, 1, false)
             } else {
                 let quiet = root.captured(m).is_none() && m.kind() != MoveKind::Promotion;
                 let mut r = 0;
-                if s.sw.lmr && depth >= 3 && i - pv_idx >= 3 && quiet && !gives_check {
-                    r = (s.t.lmr.get(depth, i - pv_idx + 1) - 1).clamp(0, new_depth - 1);
+                if w.switches.lmr && depth >= 3 && i - pv_idx >= 3 && quiet && !gives_check {
+                    r = (LMR.get(depth, i - pv_idx + 1) - 1).clamp(0, new_depth - 1);
                 }
-                let mut v = -s.negamax::<false>(&child, -alpha - 1, -alpha, new_depth - r, 1, true);
+                let mut v = -w.negamax::<false>(&child, -alpha - 1, -alpha, new_depth - r, 1, true);
                 if v > alpha && r > 0 {
-                    v = -s.negamax::<false>(&child, -alpha - 1, -alpha, new_depth, 1, true);
+                    v = -w.negamax::<false>(&child, -alpha - 1, -alpha, new_depth, 1, true);
                 }
                 if v > alpha && v < beta {
-                    s.t.pv_len[1] = 1;
-                    v = -s.negamax::<true>(&child, -beta, -alpha, new_depth, 1, false);
+                    w.td.pv_len[1] = 1;
+                    v = -w.negamax::<true>(&child, -beta, -alpha, new_depth, 1, false);
                 }
                 v
             };
-            let spent = s.nodes - nodes_before;
-            let seldepth = s.seldepth;
+            let spent = w.nodes - nodes_before;
+            let seldepth = w.seldepth;
             self.moves[i].nodes += spent;
-            if self.s.stopped {
+            if self.worker.stopped {
                 break;
             }
             best = best.max(score);
@@ -398,17 +397,11 @@ impl Driver<'_, '_, '_> {
                 rm.score = score;
                 rm.shown_score = score;
                 rm.seldepth = seldepth;
-                rm.bound = if score >= beta {
-                    Bound::Lower
-                } else if score <= alpha {
-                    Bound::Upper
-                } else {
-                    Bound::Exact
-                };
+                rm.bound = Bound::of_node(score, beta, score > alpha);
                 rm.pv.clear();
                 rm.pv.push(m);
-                let t = &self.s.t;
-                rm.pv.extend_from_slice(&t.pv[1][1..t.pv_len[1].max(1)]);
+                let td = &self.worker.td;
+                rm.pv.extend_from_slice(&td.pv[1][1..td.pv_len[1].max(1)]);
                 if score >= beta {
                     break;
                 }
@@ -422,13 +415,11 @@ impl Driver<'_, '_, '_> {
     /// search stopped at once has a sensible first move.
     fn order_initially(&mut self) {
         let root = self.root;
-        let s = &mut *self.s;
-        s.t.keys[s.root_idx] = root.key();
-        s.t.stack[0].plies_from_null = usize::MAX / 2;
+        let w = &mut *self.worker;
+        w.begin_root(&root);
         for rm in &mut self.moves {
-            let child = root.after(rm.mv);
-            s.enter(&root, rm.mv, 0);
-            rm.prev_score = -s.qsearch::<false>(&child, -INF, INF, 1, 0);
+            let child = w.make(&root, rm.mv, 0);
+            rm.prev_score = -w.qsearch::<false>(&child, -INF, INF, 1, 0);
         }
         self.moves
             .sort_by_key(|rm| std::cmp::Reverse(rm.prev_score));
@@ -459,7 +450,7 @@ impl Driver<'_, '_, '_> {
     /// A reply to ponder on when the PV has only the best move: the table's move after it.
     fn ponder_from_tt(&self, best: Move) -> Option<Move> {
         let next = self.root.after(best);
-        let hit = self.s.tt.probe(next.key(), 1)?;
+        let hit = self.worker.tt.probe(next.key(), 1)?;
         is_legal(&next, hit.mv).then_some(hit.mv)
     }
 }

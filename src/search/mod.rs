@@ -8,18 +8,22 @@ pub mod history;
 mod iterate;
 pub mod legality;
 pub mod picker;
+mod qsearch;
 pub mod score;
 pub mod see;
 mod smp;
 pub mod strength;
+mod thread;
 pub mod time;
 pub mod tt;
+mod worker;
 
 use crate::chess::{Move, Position};
-use alphabeta::{Search, Tables};
-use iterate::Driver;
+use iterate::Deepening;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use thread::ThreadData;
 use tt::TranspositionTable;
+use worker::Worker;
 
 /// What `go` asked for. Times are in milliseconds as the GUI sent them (they may be negative:
 /// a GUI that lets the clock run out sends that; treat them as zero).
@@ -151,6 +155,31 @@ pub enum Bound {
     Upper,
 }
 
+impl Bound {
+    /// The bound on a finished node's score: at least `beta` is a lower bound (a cut-off);
+    /// otherwise exact when a move raised alpha (`raised`), an upper bound when none did.
+    #[inline(always)]
+    pub fn of_node(score: i32, beta: i32, raised: bool) -> Bound {
+        if score >= beta {
+            Bound::Lower
+        } else if raised {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+
+    /// Whether a score with this bound decides a node searched with this window.
+    #[inline(always)]
+    pub fn cuts(self, score: i32, alpha: i32, beta: i32) -> bool {
+        match self {
+            Bound::Exact => true,
+            Bound::Lower => score >= beta,
+            Bound::Upper => score <= alpha,
+        }
+    }
+}
+
 /// One line of analysis, reported after each iteration (and on aspiration fails).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LineInfo {
@@ -251,15 +280,15 @@ fn release_freed_memory() {
 /// The searcher keeps what lives across searches (transposition table, histories).
 pub struct Searcher {
     tt: TranspositionTable,
-    /// One set of tables per search thread; `[0]` is the main thread's.
-    tables: Vec<Box<Tables>>,
+    /// One per search thread; `[0]` is the main thread's.
+    threads: Vec<Box<ThreadData>>,
 }
 
 impl Searcher {
     pub fn new(hash_mb: usize) -> Searcher {
         Searcher {
             tt: TranspositionTable::new(hash_mb),
-            tables: vec![Tables::new()],
+            threads: vec![ThreadData::new()],
         }
     }
 
@@ -274,8 +303,8 @@ impl Searcher {
     /// Forgets everything learnt (`ucinewgame`, `Clear Hash`).
     pub fn clear(&mut self) {
         self.tt.clear();
-        for t in &mut self.tables {
-            t.clear();
+        for td in &mut self.threads {
+            td.clear();
         }
     }
 
@@ -296,7 +325,7 @@ impl Searcher {
         control: &SearchControl,
         report: &mut dyn FnMut(SearchEvent),
     ) -> SearchResult {
-        let moves = Driver::root_moves(root, &limits.searchmoves);
+        let moves = Deepening::root_moves(root, &limits.searchmoves);
         if moves.is_empty() {
             let score = if root.in_check() {
                 Score::Mate(0)
@@ -335,16 +364,16 @@ impl Searcher {
         };
         self.tt.new_search();
         let threads = options.threads.clamp(1, smp::MAX_THREADS);
-        while self.tables.len() < threads {
-            self.tables.push(Tables::new());
+        while self.threads.len() < threads {
+            self.threads.push(ThreadData::new());
         }
-        for t in &mut self.tables[..threads] {
-            t.keys.clear();
-            t.keys.extend_from_slice(history);
-            t.keys.resize(history.len() + score::MAX_PLY + 4, 0);
+        for td in &mut self.threads[..threads] {
+            td.keys.clear();
+            td.keys.extend_from_slice(history);
+            td.keys.resize(history.len() + score::MAX_PLY + 4, 0);
         }
         let multipv = options.multipv.clamp(1, moves.len());
-        let (main_tables, helper_tables) = self.tables[..threads].split_at_mut(1);
+        let (main_data, helper_data) = self.threads[..threads].split_at_mut(1);
         let tt = &self.tt;
         let helper_nodes = AtomicU64::new(0);
         let helpers_stop = SearchControl::new();
@@ -361,23 +390,23 @@ impl Searcher {
                     control: &helpers_stop,
                     nodes: &helper_nodes,
                 },
-                helper_tables,
+                helper_data,
             );
-            let mut search = Search::for_root(
+            let mut worker = Worker::for_root(
                 tt,
-                &mut main_tables[0],
+                &mut main_data[0],
                 control,
                 options,
                 history.len(),
                 &helper_nodes,
                 false,
             );
-            search.panic_after_nodes = std::env::var("BRUDNO_FAULT_PANIC_AFTER_NODES")
+            worker.panic_after_nodes = std::env::var("BRUDNO_FAULT_PANIC_AFTER_NODES")
                 .ok()
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(u64::MAX);
-            let main = Driver {
-                s: &mut search,
+            let main = Deepening {
+                worker: &mut worker,
                 root: *root,
                 moves,
                 report: &mut *report,
@@ -388,7 +417,7 @@ impl Searcher {
             helpers_stop.stop();
             let results: Vec<SearchResult> =
                 helpers.into_iter().filter_map(|h| h.join().ok()).collect();
-            smp::choose(main, results, multipv, &search, report)
+            smp::choose(main, results, multipv, &worker, report)
         })
     }
 }

@@ -5,9 +5,10 @@
 //! decides when everyone stops; at the end a helper whose finished iteration went deeper
 //! (with a score at least as good) may supply the move.
 
-use super::alphabeta::{Search, Tables};
-use super::iterate::Driver;
+use super::iterate::Deepening;
+use super::thread::ThreadData;
 use super::tt::TranspositionTable;
+use super::worker::Worker;
 use super::{
     Bound, Limits, LineInfo, Score, SearchControl, SearchEvent, SearchOptions, SearchResult,
 };
@@ -35,18 +36,18 @@ pub struct HelperJob<'a> {
     pub nodes: &'a AtomicU64,
 }
 
-/// Starts one helper per table set. A helper that cannot be spawned is left out (logged).
+/// Starts one helper per thread's data. A helper that cannot be spawned is left out (logged).
 pub fn spawn_helpers<'scope, 'env>(
     scope: &'scope Scope<'scope, 'env>,
     job: HelperJob<'env>,
-    tables: &'env mut [Box<Tables>],
+    threads: &'env mut [Box<ThreadData>],
 ) -> Vec<ScopedJoinHandle<'scope, SearchResult>> {
-    let mut handles = Vec::with_capacity(tables.len());
-    for (i, t) in tables.iter_mut().enumerate() {
+    let mut handles = Vec::with_capacity(threads.len());
+    for (i, td) in threads.iter_mut().enumerate() {
         let builder = std::thread::Builder::new()
             .name(format!("search helper {}", i + 1))
             .stack_size(HELPER_STACK_BYTES);
-        match builder.spawn_scoped(scope, move || run_helper(job, t, i + 1)) {
+        match builder.spawn_scoped(scope, move || run_helper(job, td, i + 1)) {
             Ok(h) => handles.push(h),
             Err(e) => log::warn!("could not start search helper {}: {e}", i + 1),
         }
@@ -56,7 +57,7 @@ pub fn spawn_helpers<'scope, 'env>(
 
 /// A helper: iterative deepening without limits (until the main thread stops it), without
 /// reports, MultiPV or secondary search.
-fn run_helper(job: HelperJob, t: &mut Tables, id: usize) -> SearchResult {
+fn run_helper(job: HelperJob, td: &mut ThreadData, id: usize) -> SearchResult {
     let limits = Limits {
         infinite: true,
         searchmoves: job.limits.searchmoves.clone(),
@@ -67,9 +68,9 @@ fn run_helper(job: HelperJob, t: &mut Tables, id: usize) -> SearchResult {
         secondary_search: false,
         ..job.options.clone()
     };
-    let mut search = Search::for_root(
+    let mut worker = Worker::for_root(
         job.tt,
-        t,
+        td,
         job.control,
         &options,
         job.history_len,
@@ -77,15 +78,15 @@ fn run_helper(job: HelperJob, t: &mut Tables, id: usize) -> SearchResult {
         true,
     );
     let mut silent = |_: SearchEvent| {};
-    let mut driver = Driver {
-        s: &mut search,
+    let mut deepening = Deepening {
+        worker: &mut worker,
         root: *job.root,
-        moves: Driver::root_moves(job.root, &job.limits.searchmoves),
+        moves: Deepening::root_moves(job.root, &job.limits.searchmoves),
         report: &mut silent,
         multipv: 1,
         helper_id: id,
     };
-    driver.run(&limits, &options)
+    deepening.run(&limits, &options)
 }
 
 /// Orders scores: mates first by distance, then centipawns.
@@ -105,10 +106,10 @@ pub fn choose(
     main: SearchResult,
     helpers: Vec<SearchResult>,
     multipv: usize,
-    search: &Search,
+    worker: &Worker,
     report: &mut dyn FnMut(SearchEvent),
 ) -> SearchResult {
-    let nodes = search.total_nodes();
+    let nodes = worker.total_nodes();
     let mut best = main;
     let mut from_helper = false;
     if multipv == 1 {
@@ -132,9 +133,9 @@ pub fn choose(
                 score,
                 bound: Bound::Exact,
                 nodes,
-                time_ms: search.start.elapsed().as_millis() as u64,
-                hashfull: search.tt.hashfull(),
-                tbhits: search.tbhits,
+                time_ms: worker.thinking_ms(),
+                hashfull: worker.tt.hashfull(),
+                tbhits: worker.tbhits,
                 pv: best.pv.clone(),
             }));
         }

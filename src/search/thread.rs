@@ -1,0 +1,90 @@
+//! What each search thread keeps for itself across searches: its histories, its stack of
+//! frames for the current line, its PV table, the keys of the game and the line, and its
+//! evaluator (whose state, such as a network's accumulators, follows the line being searched).
+
+use super::history::{Histories, PieceTo};
+use super::score::{MAX_PLY, NONE};
+use crate::chess::Move;
+use crate::eval::Evaluator;
+use std::sync::LazyLock;
+
+/// What the search remembers about each ply of the current line.
+#[derive(Clone, Copy)]
+pub struct Frame {
+    /// Static evaluation (`NONE` in check).
+    pub eval: i32,
+    pub killers: [Move; 2],
+    /// The move played from this ply (`NULL` for a null move).
+    pub mv: Move,
+    /// Its piece-to slot for continuation history (`None` for a null move).
+    pub piece_to: Option<PieceTo>,
+    /// A move to leave out (singular-extension searches).
+    pub excluded: Move,
+    /// Plies since the last null move: repetitions are not looked for across one.
+    pub plies_from_null: usize,
+}
+
+impl Frame {
+    const EMPTY: Frame = Frame {
+        eval: NONE,
+        killers: [Move::NULL; 2],
+        mv: Move::NULL,
+        piece_to: None,
+        excluded: Move::NULL,
+        plies_from_null: 0,
+    };
+}
+
+/// One search thread's own data (the transposition table is shared).
+pub struct ThreadData {
+    pub history: Box<Histories>,
+    pub stack: [Frame; MAX_PLY + 4],
+    /// Triangular PV table: `pv[ply][ply..pv_len[ply]]` is the best line found from `ply`.
+    pub pv: [[Move; MAX_PLY + 1]; MAX_PLY + 1],
+    pub pv_len: [usize; MAX_PLY + 1],
+    /// Keys of the game's positions, then of the current line (`root_idx + ply`).
+    pub keys: Vec<u64>,
+    pub eval: Evaluator,
+}
+
+impl ThreadData {
+    pub fn new() -> Box<ThreadData> {
+        Box::new(ThreadData {
+            history: Histories::new(),
+            stack: [Frame::EMPTY; MAX_PLY + 4],
+            pv: [[Move::NULL; MAX_PLY + 1]; MAX_PLY + 1],
+            pv_len: [0; MAX_PLY + 1],
+            keys: Vec::new(),
+            eval: Evaluator::new(),
+        })
+    }
+
+    /// Forgets what was learnt (`ucinewgame`).
+    pub fn clear(&mut self) {
+        self.history.clear();
+        self.stack = [Frame::EMPTY; MAX_PLY + 4];
+        self.eval.clear();
+    }
+}
+
+/// Late-move-reduction table, `[depth][move number]`, log-based: reductions grow with both
+/// the remaining depth and how late the move comes in the ordering.
+pub struct LmrTable([[i32; 64]; 64]);
+
+/// The one table, shared by every thread.
+pub static LMR: LazyLock<LmrTable> = LazyLock::new(|| {
+    let mut t = [[0; 64]; 64];
+    for (d, row) in t.iter_mut().enumerate().skip(1) {
+        for (m, r) in row.iter_mut().enumerate().skip(1) {
+            *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+        }
+    }
+    LmrTable(t)
+});
+
+impl LmrTable {
+    #[inline(always)]
+    pub fn get(&self, depth: i32, moves: usize) -> i32 {
+        self.0[(depth as usize).min(63)][moves.min(63)]
+    }
+}

@@ -1,0 +1,437 @@
+//! One thread's search in progress: the node count and the limits it polls, the current
+//! line (frames, repetition keys, PV), and the one path by which a move is made in the tree
+//! (`make`, `make_null`, `begin_root`), so that everything that follows the line — the
+//! frames, the prefetch, the evaluator's incremental state — is updated in one place.
+
+use super::history::piece_to;
+use super::legality::insufficient_material;
+use super::score::*;
+use super::thread::ThreadData;
+use super::time::TimeBudget;
+use super::tt::TranspositionTable;
+use super::{SearchControl, SearchOptions, TablebaseProbing};
+use crate::chess::{Move, Position};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+/// Which of the switchable methods are on, resolved once per search (the master switch
+/// `forward_pruning` already folded in), so that a node tests plain booleans.
+#[derive(Clone, Copy, Debug)]
+pub struct Switches {
+    pub null_move: bool,
+    pub lmr: bool,
+    pub futility: bool,
+    pub lmp: bool,
+    pub see: bool,
+    pub quiescence: bool,
+    pub check_extension: bool,
+    pub singular: bool,
+}
+
+impl Switches {
+    pub fn from_options(o: &SearchOptions) -> Switches {
+        let fp = o.forward_pruning;
+        Switches {
+            null_move: fp && o.null_move_pruning,
+            lmr: fp && o.late_move_reductions,
+            futility: fp && o.futility_pruning,
+            lmp: fp && o.late_move_pruning,
+            see: fp && o.see_pruning,
+            quiescence: o.quiescence,
+            check_extension: o.check_extension,
+            singular: o.singular_extensions,
+        }
+    }
+}
+
+/// One search in progress on one thread.
+pub struct Worker<'a> {
+    pub tt: &'a TranspositionTable,
+    pub td: &'a mut ThreadData,
+    pub control: &'a SearchControl,
+    pub switches: Switches,
+    pub nodes: u64,
+    /// Highest ply reached (plus one) in the current iteration.
+    pub seldepth: usize,
+    pub stopped: bool,
+    /// Where the root's key sits in `td.keys` (the game's positions come before it).
+    pub root_idx: usize,
+    pub node_limit: u64,
+    pub budget: Option<TimeBudget>,
+    /// When the clock started: the search start, or the ponderhit.
+    pub clock_start: Instant,
+    pub start: Instant,
+    pub pondering: bool,
+    /// Limits other than an explicit stop apply only once depth 1 is done.
+    pub depth1_done: bool,
+    pub root_depth: i32,
+    /// Null-move verification: no null move for the side to move below this ply.
+    pub nmp_min_ply: usize,
+    pub tablebases: Option<TablebaseProbing>,
+    pub tbhits: u64,
+    /// Lazy SMP: the node count of the helper threads. The main thread reads it (reports and
+    /// the node limit count every thread's nodes); a helper adds its own to it as it goes.
+    pub shared_nodes: Option<&'a AtomicU64>,
+    pub is_helper: bool,
+    /// A helper's nodes already added to `shared_nodes`.
+    published_nodes: u64,
+    /// Fault injection for the robustness tests: panic once this many nodes are searched
+    /// (environment variable `BRUDNO_FAULT_PANIC_AFTER_NODES`; never set in play).
+    pub panic_after_nodes: u64,
+}
+
+impl<'a> Worker<'a> {
+    pub fn new(
+        tt: &'a TranspositionTable,
+        td: &'a mut ThreadData,
+        control: &'a SearchControl,
+        switches: Switches,
+    ) -> Worker<'a> {
+        let now = Instant::now();
+        Worker {
+            tt,
+            td,
+            control,
+            switches,
+            nodes: 0,
+            seldepth: 0,
+            stopped: false,
+            root_idx: 0,
+            node_limit: u64::MAX,
+            budget: None,
+            clock_start: now,
+            start: now,
+            pondering: control.pondering(),
+            depth1_done: false,
+            root_depth: 0,
+            nmp_min_ply: 0,
+            tablebases: None,
+            tbhits: 0,
+            shared_nodes: None,
+            is_helper: false,
+            published_nodes: 0,
+            panic_after_nodes: u64::MAX,
+        }
+    }
+
+    /// A search of the root whose game history fills `td.keys[..root_idx]`, set up from the
+    /// options (switches, tablebases) and counting its nodes into `shared_nodes` (a helper)
+    /// or reading the helpers' count from it (the main thread).
+    pub fn for_root(
+        tt: &'a TranspositionTable,
+        td: &'a mut ThreadData,
+        control: &'a SearchControl,
+        options: &SearchOptions,
+        root_idx: usize,
+        shared_nodes: &'a AtomicU64,
+        is_helper: bool,
+    ) -> Worker<'a> {
+        let mut worker = Worker::new(tt, td, control, Switches::from_options(options));
+        worker.tablebases = options.tablebases.clone();
+        worker.root_idx = root_idx;
+        worker.shared_nodes = Some(shared_nodes);
+        worker.is_helper = is_helper;
+        worker
+    }
+
+    /// Nodes searched by every thread (a helper knows only its own).
+    pub fn total_nodes(&self) -> u64 {
+        match (self.is_helper, self.shared_nodes) {
+            (false, Some(shared)) => self.nodes + shared.load(Ordering::Relaxed),
+            _ => self.nodes,
+        }
+    }
+
+    /// Milliseconds on the move's clock (since the search began or the ponderhit).
+    pub fn clock_ms(&self) -> u64 {
+        self.clock_start.elapsed().as_millis() as u64
+    }
+
+    /// Milliseconds of thinking on this move: since the search began, pondering included.
+    pub fn thinking_ms(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    /// Ponderhit: from now on this is our move, on our clock (the hard limit counts from
+    /// here). The time already pondered counts as thinking done: a search that has pondered
+    /// past its planned time answers at once (once depth 1 is done).
+    pub fn on_ponderhit(&mut self) {
+        self.pondering = false;
+        self.clock_start = Instant::now();
+        if let Some(b) = self.budget {
+            if self.depth1_done && self.thinking_ms() >= b.soft_ms {
+                self.stopped = true;
+            }
+        }
+    }
+
+    /// Polled every 1024 nodes (and at every node past a node limit).
+    #[cold]
+    pub fn check_limits(&mut self) {
+        if self.nodes >= self.panic_after_nodes {
+            panic!("fault injected after {} nodes", self.nodes);
+        }
+        if let (true, Some(shared)) = (self.is_helper, self.shared_nodes) {
+            shared.fetch_add(self.nodes - self.published_nodes, Ordering::Relaxed);
+            self.published_nodes = self.nodes;
+        }
+        if self.control.stop_requested() {
+            self.stopped = true;
+            return;
+        }
+        if self.pondering && !self.control.pondering() {
+            self.on_ponderhit();
+        }
+        if !self.depth1_done {
+            return;
+        }
+        if self.total_nodes() >= self.node_limit {
+            self.stopped = true;
+        }
+        if let Some(b) = self.budget {
+            if !self.pondering && self.clock_ms() >= b.hard_ms {
+                self.stopped = true;
+            }
+        }
+    }
+
+    #[inline(always)]
+    pub fn count_node(&mut self) {
+        self.nodes += 1;
+        if self.nodes & 1023 == 0 || self.nodes >= self.node_limit {
+            self.check_limits();
+        }
+    }
+
+    /// The static evaluation of `pos` at `ply` of the line, kept out of the mate range.
+    #[inline(always)]
+    pub fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
+        clamp_eval(self.td.eval.evaluate(pos, ply))
+    }
+
+    // ----- the line: the one place moves are made -----
+
+    /// Sets the line up at the root: its key, no null move before it, the evaluator's state.
+    pub fn begin_root(&mut self, root: &Position) {
+        self.td.keys[self.root_idx] = root.key();
+        self.td.stack[0].plies_from_null = usize::MAX / 2;
+        self.td.eval.begin(root);
+    }
+
+    /// Plays `m` from `pos` at `ply`: the child position, with its frame, its table entry on
+    /// the way and the evaluator following.
+    #[inline(always)]
+    pub fn make(&mut self, pos: &Position, m: Move, ply: usize) -> Position {
+        let child = pos.after(m);
+        self.tt.prefetch(child.key());
+        let f = &mut self.td.stack[ply];
+        f.mv = m;
+        f.piece_to = pos.piece_at(m.from()).map(|p| piece_to(p, m));
+        let from_null = f.plies_from_null + 1;
+        self.td.stack[ply + 1].plies_from_null = from_null;
+        self.td.eval.on_move(ply, pos, m);
+        child
+    }
+
+    /// Passes the move at `ply` (null-move pruning).
+    #[inline(always)]
+    pub fn make_null(&mut self, pos: &Position, ply: usize) -> Position {
+        let mut child = *pos;
+        child.play_null();
+        self.tt.prefetch(child.key());
+        let f = &mut self.td.stack[ply];
+        f.mv = Move::NULL;
+        f.piece_to = None;
+        self.td.stack[ply + 1].plies_from_null = 0;
+        self.td.eval.on_null(ply);
+        child
+    }
+
+    /// Repetition: twice in the game before the root, or once anywhere since the root (the
+    /// side that could repeat can do so again, so the line is a draw).
+    pub fn is_repetition(&self, pos: &Position, ply: usize) -> bool {
+        let cur = self.root_idx + ply;
+        let reach = (pos.halfmove_clock() as usize)
+            .min(self.td.stack[ply].plies_from_null)
+            .min(cur);
+        let key = pos.key();
+        let mut seen_before_root = 0;
+        let mut back = 4;
+        while back <= reach {
+            let i = cur - back;
+            if self.td.keys[i] == key {
+                if i >= self.root_idx {
+                    return true;
+                }
+                seen_before_root += 1;
+                if seen_before_root == 2 {
+                    return true;
+                }
+            }
+            back += 2;
+        }
+        false
+    }
+
+    /// Draws by rule inside the tree. The 50-move rule yields to a mate on the 100th ply.
+    #[inline(always)]
+    fn is_draw(&self, pos: &Position, ply: usize) -> bool {
+        if pos.halfmove_clock() >= 100 {
+            return !pos.in_check() || pos.has_legal_move();
+        }
+        self.is_repetition(pos, ply) || insufficient_material(pos)
+    }
+
+    /// What every node of the main and the quiescence search does first: count itself, take
+    /// its place in the line (PV length, selective depth, repetition keys), and end at once
+    /// with a value when the search is stopped, the position is a draw by rule, or the ply
+    /// limit is reached.
+    #[inline(always)]
+    pub fn open_node<const PV: bool>(&mut self, pos: &Position, ply: usize) -> Option<i32> {
+        self.count_node();
+        if self.stopped {
+            return Some(0);
+        }
+        if PV {
+            self.td.pv_len[ply] = ply;
+        }
+        self.seldepth = self.seldepth.max(ply + 1);
+        self.td.keys[self.root_idx + ply] = pos.key();
+        if self.is_draw(pos, ply) {
+            return Some(DRAW);
+        }
+        if ply >= MAX_PLY - 1 {
+            return Some(if pos.in_check() {
+                DRAW
+            } else {
+                self.evaluate(pos, ply)
+            });
+        }
+        None
+    }
+
+    /// Updates the triangular PV at `ply` with `m` followed by the child's line.
+    #[inline(always)]
+    pub fn update_pv(&mut self, ply: usize, m: Move) {
+        let child_len = self.td.pv_len[ply + 1].max(ply + 1);
+        let (head, tail) = self.td.pv.split_at_mut(ply + 1);
+        let row = &mut head[ply];
+        row[ply] = m;
+        row[ply + 1..child_len].copy_from_slice(&tail[0][ply + 1..child_len]);
+        self.td.pv_len[ply] = child_len;
+    }
+}
+
+/// The running result of a node: the best score and move so far, and the window's lower
+/// edge as raised by them.
+#[derive(Clone, Copy, Debug)]
+pub struct NodeBest {
+    pub alpha: i32,
+    pub score: i32,
+    pub mv: Move,
+}
+
+impl NodeBest {
+    pub fn new(alpha: i32) -> NodeBest {
+        NodeBest {
+            alpha,
+            score: -INF,
+            mv: Move::NULL,
+        }
+    }
+
+    /// Takes `m`'s score into account; true when it reaches `beta` (a cut-off). `on_raise`
+    /// runs when `m` becomes the node's best move (PV nodes copy the child's line there).
+    #[inline(always)]
+    pub fn offer(&mut self, m: Move, score: i32, beta: i32, on_raise: impl FnOnce()) -> bool {
+        if score > self.score {
+            self.score = score;
+            if score > self.alpha {
+                self.mv = m;
+                on_raise();
+                if score >= beta {
+                    return true;
+                }
+                self.alpha = score;
+            }
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A search over `history` (oldest first) with the current line's keys after it.
+    fn with_keys(history: &[u64], line: &[u64], f: impl FnOnce(&mut Worker)) {
+        let tt = TranspositionTable::new(1);
+        let mut td = ThreadData::new();
+        td.keys = history.iter().chain(line).copied().collect();
+        td.keys.resize(history.len() + MAX_PLY + 4, 0);
+        td.stack[0].plies_from_null = usize::MAX / 2;
+        for ply in 1..=line.len() {
+            td.stack[ply].plies_from_null = td.stack[ply - 1].plies_from_null + 1;
+        }
+        let control = SearchControl::new();
+        let switches = Switches::from_options(&SearchOptions::default());
+        let mut w = Worker::new(&tt, &mut td, &control, switches);
+        w.root_idx = history.len();
+        f(&mut w);
+    }
+
+    /// The start position's key and those after Nf3 Nf6 Ng1 Ng8 (back to the start).
+    fn knights_out_and_back() -> (Position, Vec<u64>) {
+        let mut p = Position::startpos();
+        let mut keys = vec![p.key()];
+        for m in ["g1f3", "g8f6", "f3g1", "f6g8"] {
+            p.play(p.parse_uci_move(m).unwrap());
+            keys.push(p.key());
+        }
+        assert_eq!(p.key(), keys[0]);
+        (p, keys)
+    }
+
+    #[test]
+    fn repetitions() {
+        let (p, keys) = knights_out_and_back();
+        // Once since the root: a draw inside the tree.
+        with_keys(&[], &keys[..4], |w| assert!(w.is_repetition(&p, 4)));
+        // Once in the game before the root: the game goes on.
+        with_keys(&keys[..4], &[], |w| assert!(!w.is_repetition(&p, 0)));
+        // Twice before the root: this is the third time.
+        let twice: Vec<u64> = keys[..4].iter().chain(&keys[..4]).copied().collect();
+        let p8 =
+            Position::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 8 5").unwrap();
+        with_keys(&twice, &[], |w| assert!(w.is_repetition(&p8, 0)));
+        // Not beyond the last irreversible move (the halfmove clock says 4 plies).
+        with_keys(&twice, &[], |w| assert!(!w.is_repetition(&p, 0)));
+    }
+
+    #[test]
+    fn no_repetition_across_a_null_move() {
+        let (p, keys) = knights_out_and_back();
+        with_keys(&[], &keys[..4], |w| {
+            w.td.stack[2].plies_from_null = 0;
+            w.td.stack[3].plies_from_null = 1;
+            w.td.stack[4].plies_from_null = 2;
+            assert!(!w.is_repetition(&p, 4));
+        });
+    }
+
+    #[test]
+    fn node_best_raises_alpha_and_reports_cut_offs() {
+        let m = Move::from_raw(12 | 28 << 6);
+        let mut best = NodeBest::new(10);
+        let mut raised = 0;
+        assert!(!best.offer(m, 5, 50, || raised += 1));
+        assert_eq!(
+            (best.score, best.alpha, best.mv, raised),
+            (5, 10, Move::NULL, 0)
+        );
+        assert!(!best.offer(m, 20, 50, || raised += 1));
+        assert_eq!((best.score, best.alpha, best.mv, raised), (20, 20, m, 1));
+        assert!(best.offer(m, 60, 50, || raised += 1));
+        assert_eq!((best.score, raised), (60, 2));
+    }
+}
