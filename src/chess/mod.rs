@@ -4,6 +4,8 @@
 pub mod attacks;
 pub mod bitboard;
 pub mod fen;
+pub mod game;
+pub mod legality;
 mod magics;
 pub mod movegen;
 pub mod moves;

@@ -16,8 +16,9 @@
 
 pub mod format;
 
+use crate::chess::game::Game;
 use crate::chess::{Color, Outcome, Position};
-use crate::search::{legality, Limits, Score, SearchControl, SearchOptions, Searcher};
+use crate::search::{Limits, Score, SearchControl, SearchOptions, Searcher};
 use crate::tablebase::{Tablebases, Wdl};
 use crate::util::Rng;
 use anyhow::{bail, Context, Result};
@@ -442,35 +443,33 @@ impl GamePlayer {
     }
 
     /// A start position after the random plies that the verification search calls playable.
-    fn opening(&mut self, rng: &mut Rng, openings: &[Position]) -> (Position, Vec<u64>) {
+    fn opening(&mut self, rng: &mut Rng, openings: &[Position]) -> Game {
         loop {
-            let mut pos = if !openings.is_empty() {
+            let pos = if !openings.is_empty() {
                 openings[rng.below(openings.len() as u64) as usize]
             } else if self.settings.chess960 {
                 chess960_start(rng.below(960) as u32)
             } else {
                 Position::startpos()
             };
-            let mut history = Vec::new();
+            let mut game = Game::new(pos);
             let plies = self.settings.random_plies + rng.below(2) as u32;
             let mut ok = true;
             for _ in 0..plies {
-                let moves = pos.legal_moves();
+                let moves = game.position().legal_moves();
                 if moves.is_empty() {
                     ok = false;
                     break;
                 }
-                history.push(pos.key());
-                pos.play(moves.as_slice()[rng.below(moves.len() as u64) as usize]);
+                game.play(moves.as_slice()[rng.below(moves.len() as u64) as usize]);
             }
-            if !ok || !pos.has_legal_move() {
+            if !ok || !game.position().has_legal_move() {
                 continue;
             }
             self.searcher.clear();
-            match self.search(&pos, &history, self.settings.nodes * 10) {
-                Some((_, score)) if score.abs() <= self.settings.verify_limit => {
-                    return (pos, history)
-                }
+            let soft = self.settings.nodes * 10;
+            match self.search(game.position(), game.history(), soft) {
+                Some((_, score)) if score.abs() <= self.settings.verify_limit => return game,
                 _ => continue,
             }
         }
@@ -478,25 +477,23 @@ impl GamePlayer {
 
     /// Plays one game with the generator `rng`.
     pub fn play(&mut self, rng: &mut Rng, openings: &[Position]) -> GameRecord {
-        let (start, mut history) = self.opening(rng, openings);
+        let mut game = self.opening(rng, openings);
         self.searcher.clear();
-        let mut game = GameRecord::new(start);
-        let mut pos = start;
+        let mut record = GameRecord::new(*game.position());
         let (mut win_run, mut loss_run, mut draw_run) = (0u32, 0u32, 0u32);
         let s = self.settings.clone();
-        game.outcome = loop {
-            if let Some(outcome) = self.decided_by_rules(&pos, &history) {
+        record.outcome = loop {
+            if let Some((_, outcome)) = game.ending() {
                 break outcome;
             }
-            let Some((m, score)) = self.search(&pos, &history, s.nodes) else {
-                // No legal move: mate or stalemate.
-                break if pos.in_check() {
-                    Outcome::win_for(pos.side_to_move().flip())
-                } else {
-                    Outcome::Draw
-                };
+            if let Some(outcome) = self.decided_by_table(game.position()) {
+                break outcome;
+            }
+            let pos = *game.position();
+            let Some((m, score)) = self.search(&pos, game.history(), s.nodes) else {
+                unreachable!("a game that has not ended has a legal move");
             };
-            game.plies.push((m, score as i16));
+            record.plies.push((m, score as i16));
             win_run = if score >= s.win_score { win_run + 1 } else { 0 };
             loss_run = if score <= -s.win_score {
                 loss_run + 1
@@ -518,22 +515,13 @@ impl GamePlayer {
             if draw_run >= s.draw_plies {
                 break Outcome::Draw;
             }
-            history.push(pos.key());
-            pos.play(m);
+            game.play(m);
         };
-        game
+        record
     }
 
-    /// The game's end by the rules (50 moves, repetition, dead position) or by a table.
-    fn decided_by_rules(&self, pos: &Position, history: &[u64]) -> Option<Outcome> {
-        // Fifty moves without a capture or pawn move draw, unless the last one mated.
-        if pos.halfmove_clock() >= 100 && (!pos.in_check() || pos.has_legal_move()) {
-            return Some(Outcome::Draw);
-        }
-        if legality::insufficient_material(pos) || repeated_twice(pos, history) {
-            return Some(Outcome::Draw);
-        }
-        // A table is exact right after a capture or pawn move.
+    /// The game's result by a Syzygy table, which is exact right after a capture or pawn move.
+    fn decided_by_table(&self, pos: &Position) -> Option<Outcome> {
         let tables = self.tablebases.as_ref()?;
         if pos.halfmove_clock() != 0 {
             return None;
@@ -545,19 +533,6 @@ impl GamePlayer {
             _ => Some(Outcome::Draw),
         }
     }
-}
-
-/// The position stood on the board twice before (a threefold repetition).
-fn repeated_twice(pos: &Position, history: &[u64]) -> bool {
-    let reversible = (pos.halfmove_clock() as usize).min(history.len());
-    history[history.len() - reversible..]
-        .iter()
-        .rev()
-        .skip(1)
-        .step_by(2)
-        .filter(|&&k| k == pos.key())
-        .count()
-        >= 2
 }
 
 /// Chess960 start position number `n` (0–959, 518 = the standard one), by the usual
@@ -630,23 +605,5 @@ mod tests {
         let distinct: std::collections::HashSet<String> =
             (0..960).map(|n| chess960_start(n).to_fen()).collect();
         assert_eq!(distinct.len(), 960);
-    }
-
-    #[test]
-    fn threefold_repetition_is_seen() {
-        let mut pos = Position::startpos();
-        let mut history = Vec::new();
-        for (i, m) in [
-            "g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8",
-        ]
-        .iter()
-        .enumerate()
-        {
-            assert!(!repeated_twice(&pos, &history), "before move {i}");
-            let mv = pos.parse_uci_move(m).unwrap();
-            history.push(pos.key());
-            pos.play(mv);
-        }
-        assert!(repeated_twice(&pos, &history));
     }
 }

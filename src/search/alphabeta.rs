@@ -4,7 +4,6 @@
 //! measured to be worth. Quiescence (below the horizon) is in `qsearch.rs`; the node
 //! prologue, the limits and the make-move path in `worker.rs`.
 
-use super::legality::{gives_check, has_non_pawn_material, is_noisy};
 use super::picker::{MovePicker, Stage};
 use super::score::*;
 use super::see::see_ge;
@@ -12,6 +11,7 @@ use super::thread::LMR;
 use super::tt::TtHit;
 use super::worker::{NodeBest, Worker};
 use super::Bound;
+use crate::chess::legality::{gives_check, has_non_pawn_material, is_noisy};
 use crate::chess::{Move, Position};
 use crate::tablebase::Wdl;
 

@@ -3,13 +3,13 @@
 //! between iterations. The root moves are a list of their own (with their PVs and node
 //! counts), so that `searchmoves`, MultiPV and "the best move so far" are simple.
 
-use super::legality::is_legal;
 use super::score::*;
 use super::strength;
 use super::thread::LMR;
 use super::time::{self, TimeBudget};
 use super::worker::Worker;
 use super::{Bound, Limits, LineInfo, SearchEvent, SearchOptions, SearchResult};
+use crate::chess::legality::is_legal;
 use crate::chess::{Move, MoveKind, Position};
 
 pub struct RootMove {

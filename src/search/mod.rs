@@ -6,7 +6,6 @@ mod alphabeta;
 pub mod bench;
 pub mod history;
 mod iterate;
-pub mod legality;
 pub mod picker;
 mod qsearch;
 pub mod score;

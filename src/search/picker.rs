@@ -13,8 +13,8 @@
 //! the TT move, killers and counter-move are checked first. No move is yielded twice.
 
 use super::history::{Histories, PieceTo};
-use super::legality::{is_legal, is_noisy};
 use super::see::see_ge;
+use crate::chess::legality::{is_legal, is_noisy};
 use crate::chess::{GenType, Move, MoveList, PieceType, Position};
 use crate::eval::PIECE_VALUES;
 

@@ -4,12 +4,12 @@
 //! quiet". Quiescence against the static evaluation at depth 0: +180 ± 44 Elo.
 
 use super::alphabeta::sharpened;
-use super::legality::gives_check;
 use super::picker::{MovePicker, Stage};
 use super::score::*;
 use super::see::see_ge;
 use super::worker::{NodeBest, Worker};
 use super::Bound;
+use crate::chess::legality::gives_check;
 use crate::chess::{GenType, Move, MoveList, Position};
 use crate::eval::PIECE_VALUES;
 

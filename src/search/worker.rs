@@ -4,12 +4,12 @@
 //! frames, the prefetch, the evaluator's incremental state — is updated in one place.
 
 use super::history::piece_to;
-use super::legality::insufficient_material;
 use super::score::*;
 use super::thread::ThreadData;
 use super::time::TimeBudget;
 use super::tt::TranspositionTable;
 use super::{SearchControl, SearchOptions, TablebaseProbing};
+use crate::chess::legality::insufficient_material;
 use crate::chess::{Move, Position};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;

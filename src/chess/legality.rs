@@ -1,9 +1,10 @@
-//! Is a move that came from somewhere else (the transposition table, a killer slot, the
-//! counter-move table) legal here? Answered without generating the move list, so that a
-//! hash move can cut a node off before any generation. Castling and en passant are rare
-//! and subtle; for them the generator decides.
+//! Questions about a move or a position that the rules answer without playing the move: is a
+//! move from somewhere else (the transposition table, a killer slot, a data file) legal here
+//! — answered without generating the move list, so that a hash move can cut a node off
+//! before any generation (castling and en passant are rare and subtle; for them the generator
+//! decides); does it give check; is it a capture or promotion; can either side still mate.
 
-use crate::chess::{attacks, Bitboard, GenType, Move, MoveKind, MoveList, PieceType, Position};
+use super::{attacks, Bitboard, GenType, Move, MoveKind, MoveList, PieceType, Position};
 
 pub fn is_legal(pos: &Position, m: Move) -> bool {
     // Only the generator's encoding counts: no promotion bits on other kinds of move.
