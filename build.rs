@@ -2,8 +2,18 @@
 //! header of generated training data. Builds outside a git checkout simply have none.
 
 fn main() {
-    println!("cargo:rerun-if-changed=.git/HEAD");
-    println!("cargo:rerun-if-changed=.git/index");
+    // Where HEAD and the index are (in a worktree they are not under .git/).
+    for file in ["HEAD", "index"] {
+        let path = std::process::Command::new("git")
+            .args(["rev-parse", "--git-path", file])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .and_then(|o| String::from_utf8(o.stdout).ok());
+        if let Some(p) = path {
+            println!("cargo:rerun-if-changed={}", p.trim());
+        }
+    }
     let commit = std::process::Command::new("git")
         .args(["rev-parse", "--short=10", "HEAD"])
         .output()

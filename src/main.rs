@@ -1,33 +1,42 @@
 //! `brudno` with no arguments speaks UCI on stdin/stdout. With arguments, they are run as
 //! one command line (`brudno bench`, `brudno perft 5`, `brudno "go depth 10"`) and it exits.
-//! `brudno tune …` runs the evaluation tuner.
+//! `brudno datagen …` generates training data; `--help` and `--version` say what they say.
+
+const USAGE: &str = "\
+Usage: brudno                 speak UCI on standard input and output (what a GUI starts)
+       brudno <command>       run one UCI line (or several, one per line) and exit:
+                              bench [depth], perft <depth> [fen], \"go depth 10\", help
+       brudno datagen [--out DIR] [--threads N] [--games N] [--nodes N] [--seed S] ...
+                              self-play training data (see README, \"Training data\")
+       brudno --version       the version and the commit it was built from
+       brudno --help          this text
+
+The UCI commands and options are described by the `help` command and in protocol.md.";
 
 fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
         .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("tune") {
-        // The evaluation tuner (src/eval/tune.rs): a developer's tool, not a protocol command.
-        if let Err(e) = brudno::eval::tune::run(&args[1..]) {
-            eprintln!("tune: {e:#}");
-            std::process::exit(1);
+    match args.first().map(String::as_str) {
+        Some("--help" | "-h") => println!("{USAGE}"),
+        Some("--version" | "-V") => println!("{}", brudno::uci::version_line()),
+        Some("datagen") => {
+            let run =
+                brudno::datagen::Settings::from_args(&args[1..]).and_then(brudno::datagen::run);
+            if let Err(e) = run {
+                eprintln!("{e:#}");
+                std::process::exit(1);
+            }
         }
-        return;
-    }
-    if args.first().map(String::as_str) == Some("datagen") {
-        // Self-play training data (src/datagen/): a developer's tool, not a protocol command.
-        let run = brudno::datagen::Settings::from_args(&args[1..]).and_then(brudno::datagen::run);
-        if let Err(e) = run {
-            eprintln!("{e:#}");
-            std::process::exit(1);
+        Some("tune") => {
+            // The evaluation tuner (src/eval/tune.rs): a developer's tool, not a command.
+            if let Err(e) = brudno::eval::tune::run(&args[1..]) {
+                eprintln!("tune: {e:#}");
+                std::process::exit(1);
+            }
         }
-        return;
-    }
-    let uci = brudno::uci::Uci::new();
-    if args.is_empty() {
-        uci.run_stdin();
-    } else {
-        uci.run_lines(&brudno::uci::argv_to_lines(&args));
+        None => brudno::uci::Uci::new().run_stdin(),
+        Some(_) => brudno::uci::Uci::new().run_lines(&brudno::uci::argv_to_lines(&args)),
     }
 }

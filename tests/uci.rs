@@ -271,8 +271,10 @@ fn bad_input_is_reported_and_the_state_is_kept() {
     assert_eq!(current_fen(&mut gui), fen);
     // Invalid UTF-8 and control characters.
     gui.send_raw("\u{0}\u{7f}garbage \u{fffd}\n");
+    // A `go` without limits (the garbage is no limit) analyses until `stop`.
     gui.send_raw("go \u{1b}[31m\n");
-    gui.sync();
+    gui.send("stop");
+    gui.until("bestmove");
     assert_eq!(current_fen(&mut gui), fen);
     // Still a working engine.
     gui.send("go depth 1");
@@ -639,4 +641,88 @@ fn stop_with_a_queued_go_ends_both_searches() {
     gui.until("bestmove");
     gui.until("bestmove");
     assert_eq!(count(&gui.sync(), "bestmove"), 0);
+}
+
+/// A book position (1. e4 e5 2. Nf3 Nc6), for the book policy tests.
+const BOOK_LINE: &str = "position startpos moves e2e4 e7e5 g1f3 b8c6";
+
+#[test]
+fn analysis_limits_always_search_even_where_the_book_knows_the_move() {
+    let mut gui = Gui::start();
+    for (setup, go) in [
+        ("", "go depth 6"),
+        ("", "go nodes 20000"),
+        ("setoption name MultiPV value 2", "go movetime 200"),
+        (
+            "setoption name MultiPV value 1",
+            "go wtime 60000 btime 60000 depth 5",
+        ),
+    ] {
+        gui.send(setup);
+        gui.send(BOOK_LINE);
+        gui.send(go);
+        let lines = gui.until("bestmove");
+        assert!(
+            !lines.iter().any(|l| l.contains("book move")),
+            "'{go}' answered from the book: {lines:#?}"
+        );
+        assert!(
+            lines.iter().any(|l| l.starts_with("info depth")
+                && l.contains(" score ")
+                && l.contains(" pv ")),
+            "'{go}' gave no score and pv: {lines:#?}"
+        );
+    }
+    // `go infinite` too, until stopped.
+    gui.send(BOOK_LINE);
+    gui.send("go infinite");
+    std::thread::sleep(Duration::from_millis(200));
+    gui.send("stop");
+    let lines = gui.until("bestmove");
+    assert!(lines.iter().any(|l| l.contains(" pv ")), "{lines:#?}");
+    assert!(!lines.iter().any(|l| l.contains("book move")));
+}
+
+#[test]
+fn a_game_clock_in_a_book_position_plays_the_book_move() {
+    let mut gui = Gui::start();
+    for go in [
+        "go wtime 60000 btime 60000 winc 1000 binc 1000",
+        "go movetime 1000",
+    ] {
+        gui.send(BOOK_LINE);
+        gui.send(go);
+        let lines = gui.until("bestmove");
+        let book = lines
+            .iter()
+            .find_map(|l| l.strip_prefix("info string book move "))
+            .unwrap_or_else(|| panic!("'{go}': no book move: {lines:#?}"));
+        let book_move = book.split_whitespace().next().unwrap();
+        assert_eq!(bestmove_of(&lines), book_move);
+        assert_eq!(
+            lines.len(),
+            2,
+            "a book move comes without a search: {lines:#?}"
+        );
+    }
+}
+
+#[test]
+fn help_and_version_on_the_command_line_exit_at_once() {
+    let exe = env!("CARGO_BIN_EXE_brudno");
+    for (arg, expect) in [
+        ("--help", "Usage"),
+        ("-h", "Usage"),
+        ("--version", "Brudno "),
+        ("-V", "Brudno "),
+    ] {
+        let out = std::process::Command::new(exe)
+            .arg(arg)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{arg}: {:?}", out.status);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains(expect), "{arg}: {text}");
+    }
 }

@@ -11,6 +11,7 @@ mod qsearch;
 pub mod score;
 pub mod see;
 mod smp;
+pub use smp::MAX_THREADS;
 pub mod strength;
 mod thread;
 pub mod time;

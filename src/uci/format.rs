@@ -1,6 +1,7 @@
 //! Engine→GUI text: `info` lines from search events, `bestmove`, and the `d` board.
 
 use crate::chess::{Color, Move, Position, Square};
+use crate::engine::options::{Kind, OptionSpec, Value};
 use crate::search::{Bound, LineInfo, Score, SearchEvent, SearchResult};
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -175,6 +176,33 @@ pub fn board(pos: &Position, chess960: bool) -> Vec<String> {
         if chess960 { " (Chess960)" } else { "" }
     ));
     lines
+}
+
+/// The `option name … type …` line that answers `uci` for one option.
+pub fn option_line(spec: &OptionSpec) -> String {
+    let name = spec.name;
+    match (&spec.kind, spec.default_value()) {
+        (Kind::Check, Value::Bool(default)) => {
+            format!("option name {name} type check default {default}")
+        }
+        (Kind::Spin { min, max }, Value::Int(default)) => {
+            format!("option name {name} type spin default {default} min {min} max {max}")
+        }
+        (Kind::Combo { choices }, Value::Text(default)) => {
+            let vars: String = choices.iter().map(|c| format!(" var {c}")).collect();
+            format!("option name {name} type combo default {default}{vars}")
+        }
+        (Kind::Button, _) => format!("option name {name} type button"),
+        (Kind::Text, Value::Text(default)) => format!(
+            "option name {name} type string default {}",
+            if default.is_empty() {
+                "<empty>"
+            } else {
+                &default
+            }
+        ),
+        (kind, default) => unreachable!("option {name}: {kind:?} with default {default:?}"),
+    }
 }
 
 #[cfg(test)]

@@ -4,16 +4,13 @@
 
 pub mod command;
 pub mod format;
-pub mod options;
+
 pub mod output;
 
-use crate::book::{self, Book};
-use crate::chess::{perft, Position, START_FEN};
-use crate::engine::{Engine, SearchJob};
-use crate::search::{Limits, SearchOptions, TablebaseProbing};
-use crate::tablebase::Tablebases;
+use crate::chess::{perft, Position};
+use crate::engine::options::{Effect, OPTIONS};
+use crate::engine::Engine;
 use command::{Command, GoParams, PositionBase};
-use options::{OptionSpec, OptionValue};
 use output::Output;
 use std::collections::VecDeque;
 use std::io::{BufRead, Read};
@@ -21,6 +18,14 @@ use std::sync::mpsc::{self, Receiver, Sender};
 
 pub const ENGINE_NAME: &str = concat!("Brudno ", env!("CARGO_PKG_VERSION"));
 pub const ENGINE_AUTHOR: &str = "the Brudno developers";
+
+/// `Brudno 0.1.0 (commit abc1234)`, for `--version`.
+pub fn version_line() -> String {
+    match option_env!("BRUDNO_COMMIT") {
+        Some(c) => format!("{ENGINE_NAME} (commit {c})"),
+        None => ENGINE_NAME.to_string(),
+    }
+}
 
 /// Input lines longer than this are rejected (a 1000-ply `position … moves` line is ~5 KB).
 pub const MAX_LINE_BYTES: usize = 1 << 20;
@@ -34,48 +39,9 @@ enum Input {
     SearchDone,
 }
 
-/// The game as the GUI last set it up.
-struct Game {
-    position: Position,
-    /// Keys of the positions before `position`, oldest first.
-    history: Vec<u64>,
-}
-
-impl Game {
-    fn start() -> Game {
-        Game {
-            position: Position::startpos(),
-            history: Vec::new(),
-        }
-    }
-}
-
-/// Option values the protocol layer applies itself.
-struct Settings {
-    ponder: bool,
-    own_book: bool,
-    /// The book from `BookFile`; `None` means the embedded book.
-    book: Option<Book>,
-    book_depth: u32,
-    book_best_move: bool,
-    tablebases: Option<std::sync::Arc<Tablebases>>,
-    syzygy_probe_depth: u32,
-    syzygy_probe_limit: u32,
-    syzygy_50_move_rule: bool,
-    chess960: bool,
-    show_wdl: bool,
-    /// `UCI_LimitStrength` and `UCI_Elo` (combined into `search.strength_elo`).
-    limit_strength: bool,
-    uci_elo: u32,
-    search: SearchOptions,
-}
-
 pub struct Uci {
     out: Output,
     engine: Engine,
-    game: Game,
-    specs: Vec<OptionSpec>,
-    settings: Settings,
     debug: bool,
     searching: bool,
     tx: Sender<Input>,
@@ -97,30 +63,10 @@ impl Default for Uci {
 
 impl Uci {
     pub fn new() -> Uci {
-        crate::chess::attacks::init();
-        crate::endgame::kpk::init();
         let (tx, rx) = mpsc::channel();
         Uci {
             out: Output::default(),
-            engine: Engine::new(16),
-            game: Game::start(),
-            specs: options::registry(),
-            settings: Settings {
-                ponder: false,
-                own_book: true,
-                book: None,
-                book_depth: 32,
-                book_best_move: false,
-                tablebases: None,
-                syzygy_probe_depth: 1,
-                syzygy_probe_limit: 7,
-                syzygy_50_move_rule: true,
-                chess960: false,
-                show_wdl: false,
-                limit_strength: false,
-                uci_elo: 1500,
-                search: SearchOptions::default(),
-            },
+            engine: Engine::new(),
             debug: false,
             searching: false,
             tx,
@@ -244,8 +190,8 @@ impl Uci {
             Command::Uci => {
                 self.out.line(&format!("id name {ENGINE_NAME}"));
                 self.out.line(&format!("id author {ENGINE_AUTHOR}"));
-                for spec in &self.specs {
-                    self.out.line(&spec.uci_line());
+                for spec in OPTIONS {
+                    self.out.line(&format::option_line(spec));
                 }
                 self.out.line("uciok");
             }
@@ -253,17 +199,14 @@ impl Uci {
             Command::IsReady => self.out.line("readyok"),
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::Register => {}
-            Command::UciNewGame => {
-                self.engine.new_game();
-                self.game = Game::start();
-            }
+            Command::UciNewGame => self.engine.new_game(),
             Command::Position { base, moves } => self.set_position(&base, &moves),
             Command::Go(params) => self.go(params),
             Command::Stop | Command::PonderHit => {} // nothing is running: nothing to do
             Command::Quit => return Flow::Quit,
             Command::Display => self.display(),
             Command::Eval => {
-                for line in crate::eval::trace(&self.game.position).lines() {
+                for line in crate::eval::trace(self.engine.position()).lines() {
                     self.out.line(line);
                 }
             }
@@ -281,169 +224,32 @@ impl Uci {
     }
 
     fn set_option(&mut self, name: &str, value: Option<&str>) {
-        let Some(spec) = options::find(&self.specs, name) else {
-            self.error(&format!("unknown option '{name}'"));
-            return;
-        };
-        let value = match spec.check(value) {
-            Ok(v) => v,
-            Err(e) => {
-                self.error(&e);
-                return;
-            }
-        };
-        let s = &mut self.settings;
-        match (spec.name, value) {
-            ("Hash", OptionValue::Int(mb)) => {
-                let out = self.out.clone();
-                self.engine
-                    .with_searcher(|se| se.set_hash_size(mb as usize));
+        match self.engine.set_option(name, value) {
+            Ok(applied) => {
+                for note in &applied.notes {
+                    self.out.info_string(note);
+                }
                 if self.debug {
-                    out.info_string(&format!("hash table set to {mb} MiB"));
+                    for note in &applied.debug_notes {
+                        self.out.info_string(note);
+                    }
+                }
+                if applied.spec.effect == Effect::OpenLog {
+                    let path = &self.engine.settings().debug_log_file;
+                    if let Err(e) = self.out.set_log_file(path) {
+                        self.error(&format!("cannot open debug log file '{path}': {e}"));
+                    }
                 }
             }
-            ("Threads", OptionValue::Int(n)) => s.search.threads = n as usize,
-            ("Clear Hash", _) => self.engine.with_searcher(|se| se.clear()),
-            ("Move Overhead", OptionValue::Int(ms)) => s.search.move_overhead_ms = ms as u64,
-            ("Ponder", OptionValue::Bool(b)) => s.ponder = b,
-            ("MultiPV", OptionValue::Int(n)) => s.search.multipv = n as usize,
-            ("UCI_LimitStrength", OptionValue::Bool(b)) => {
-                s.limit_strength = b;
-                s.search.strength_elo = b.then_some(s.uci_elo);
-            }
-            ("UCI_Elo", OptionValue::Int(elo)) => {
-                s.uci_elo = elo as u32;
-                s.search.strength_elo = s.limit_strength.then_some(s.uci_elo);
-            }
-            ("OwnBook", OptionValue::Bool(b)) => s.own_book = b,
-            ("BookFile", OptionValue::Text(path)) => self.set_book_file(&path),
-            ("BookDepth", OptionValue::Int(n)) => s.book_depth = n as u32,
-            ("BookBestMove", OptionValue::Bool(b)) => s.book_best_move = b,
-            ("SyzygyPath", OptionValue::Text(path)) => self.set_syzygy_path(&path),
-            ("SyzygyProbeDepth", OptionValue::Int(n)) => s.syzygy_probe_depth = n as u32,
-            ("SyzygyProbeLimit", OptionValue::Int(n)) => s.syzygy_probe_limit = n as u32,
-            ("Syzygy50MoveRule", OptionValue::Bool(b)) => s.syzygy_50_move_rule = b,
-            ("UCI_Chess960", OptionValue::Bool(b)) => s.chess960 = b,
-            ("UCI_ShowWDL", OptionValue::Bool(b)) => s.show_wdl = b,
-            ("Debug Log File", OptionValue::Text(path)) => {
-                if let Err(e) = self.out.set_log_file(&path) {
-                    self.error(&format!("cannot open debug log file '{path}': {e}"));
-                }
-            }
-            ("ForwardPruning", OptionValue::Bool(b)) => s.search.forward_pruning = b,
-            ("NullMovePruning", OptionValue::Bool(b)) => s.search.null_move_pruning = b,
-            ("LateMoveReductions", OptionValue::Bool(b)) => s.search.late_move_reductions = b,
-            ("FutilityPruning", OptionValue::Bool(b)) => s.search.futility_pruning = b,
-            ("LateMovePruning", OptionValue::Bool(b)) => s.search.late_move_pruning = b,
-            ("SeePruning", OptionValue::Bool(b)) => s.search.see_pruning = b,
-            ("Quiescence", OptionValue::Bool(b)) => s.search.quiescence = b,
-            ("CheckExtension", OptionValue::Bool(b)) => s.search.check_extension = b,
-            ("SingularExtensions", OptionValue::Bool(b)) => s.search.singular_extensions = b,
-            ("SecondarySearch", OptionValue::Bool(b)) => s.search.secondary_search = b,
-            ("SecondaryDepth", OptionValue::Int(n)) => s.search.secondary_depth = n as u32,
-            (name, v) => log::warn!("option {name} = {v:?} has no effect"),
+            Err(e) => self.error(&e),
         }
-    }
-
-    fn set_book_file(&mut self, path: &str) {
-        self.settings.book = None;
-        if path.is_empty() {
-            return;
-        }
-        match Book::open(path) {
-            Ok(b) => {
-                self.out
-                    .info_string(&format!("book file {path}: {} entries", b.len()));
-                self.settings.book = Some(b);
-            }
-            Err(e) => self.out.info_string(&format!(
-                "error: book file {path} not used: {e}; using the embedded book"
-            )),
-        }
-    }
-
-    fn set_syzygy_path(&mut self, path: &str) {
-        self.settings.tablebases = None;
-        if path.is_empty() {
-            return;
-        }
-        match Tablebases::open(path) {
-            Ok(tb) => {
-                for w in tb.warnings() {
-                    self.out.info_string(w);
-                }
-                self.out.info_string(&tb.summary());
-                self.settings.tablebases = Some(std::sync::Arc::new(tb));
-            }
-            Err(e) => self.error(&format!("SyzygyPath not used: {e}")),
-        }
-    }
-
-    /// The book move to play instead of searching, if the book is on and knows the position.
-    /// Not for analysis-style searches (`infinite`, `ponder`, `mate`, `searchmoves`).
-    fn book_move(
-        &self,
-        root: &Position,
-        params: &GoParams,
-    ) -> Option<(crate::chess::Move, u16, u32)> {
-        let s = &self.settings;
-        if !s.own_book
-            || params.limits.infinite
-            || params.limits.ponder
-            || params.limits.mate.is_some()
-            || !params.searchmoves.is_empty()
-            || book::game_ply(root) >= s.book_depth
-        {
-            return None;
-        }
-        let book = s.book.as_ref().unwrap_or_else(|| Book::embedded());
-        let seed = root.key()
-            ^ std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos() as u64);
-        book.pick(root, s.book_best_move, seed)
-    }
-
-    /// At a root the tables cover, only the moves that keep the tablebase result are searched.
-    fn tablebase_root_moves(&self, root: &Position, limits: &mut Limits) {
-        let s = &self.settings;
-        let Some(tb) = s.tablebases.as_ref() else {
-            return;
-        };
-        if root.occupied().count() > s.syzygy_probe_limit {
-            return;
-        }
-        let Some(result) = tb.probe_root(root, &self.game.history, s.syzygy_50_move_rule) else {
-            return;
-        };
-        let before = if limits.searchmoves.is_empty() {
-            result.moves.len()
-        } else {
-            limits.searchmoves.len()
-        };
-        let keep: Vec<_> = result
-            .keep
-            .iter()
-            .copied()
-            .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
-            .collect();
-        if keep.is_empty() {
-            return;
-        }
-        let result_name = format!("{:?}", result.wdl).to_lowercase();
-        self.out.info_string(&format!(
-            "tablebase {result_name}, dtz {}: {} of {before} moves keep it",
-            result.dtz,
-            keep.len()
-        ));
-        limits.searchmoves = keep;
     }
 
     /// `position …`: all or nothing. A bad FEN or an illegal move leaves the previous position
     /// (and its history) exactly as it was.
     fn set_position(&mut self, base: &PositionBase, moves: &[String]) {
         let start = match base {
-            PositionBase::StartPos => Position::from_fen(START_FEN).expect("start position"),
+            PositionBase::StartPos => Position::startpos(),
             PositionBase::Fen(fen) => match Position::from_fen(fen) {
                 Ok(p) => p,
                 Err(e) => {
@@ -452,37 +258,9 @@ impl Uci {
                 }
             },
         };
-        let mut pos = start;
-        let mut history = Vec::with_capacity(moves.len());
-        for (i, text) in moves.iter().enumerate() {
-            let next = if text == "0000" {
-                (!pos.in_check()).then(|| {
-                    let mut p = pos;
-                    p.play_null();
-                    p
-                })
-            } else {
-                pos.parse_uci_move(text).map(|m| pos.after(m))
-            };
-            match next {
-                Some(p) => {
-                    history.push(pos.key());
-                    pos = p;
-                }
-                None => {
-                    self.error(&format!(
-                        "illegal move '{text}' (move {} of the list) in position {}; position unchanged",
-                        i + 1,
-                        pos.to_fen()
-                    ));
-                    return;
-                }
-            }
+        if let Err(e) = self.engine.set_position(start, moves) {
+            self.error(&format!("{e}; position unchanged"));
         }
-        self.game = Game {
-            position: pos,
-            history,
-        };
     }
 
     fn go(&mut self, params: GoParams) {
@@ -493,14 +271,7 @@ impl Uci {
             self.perft(depth);
             return;
         }
-        let root = self.game.position;
-        if let Some((m, weight, total)) = self.book_move(&root, &params) {
-            let text = root.move_to_uci(m, self.settings.chess960);
-            self.out
-                .info_string(&format!("book move {text} (weight {weight} of {total})"));
-            self.out.line(&format!("bestmove {text}"));
-            return;
-        }
+        let root = *self.engine.position();
         let mut limits = params.limits.clone();
         for text in &params.searchmoves {
             match root.parse_uci_move(text) {
@@ -522,36 +293,17 @@ impl Uci {
                 self.error(&format!("{what} is negative ({t}); treated as 0"));
             }
         }
-
-        self.tablebase_root_moves(&root, &mut limits);
-
-        let mut options = self.settings.search.clone();
-        options.tablebases = self
-            .settings
-            .tablebases
-            .as_ref()
-            .map(|tables| TablebaseProbing {
-                tables: std::sync::Arc::clone(tables),
-                probe_depth: self.settings.syzygy_probe_depth,
-                probe_limit: self.settings.syzygy_probe_limit,
-                rule50: self.settings.syzygy_50_move_rule,
-            });
-        let job = SearchJob {
-            root,
-            history: self.game.history.clone(),
-            limits,
-            options,
-        };
         let out = self.out.clone();
         let out_done = self.out.clone();
         let tx = self.tx.clone();
+        let settings = self.engine.settings();
         let style = format::Style {
-            chess960: self.settings.chess960,
-            show_wdl: self.settings.show_wdl,
+            chess960: settings.chess960,
+            show_wdl: settings.show_wdl,
         };
         self.searching = true;
         self.engine.go(
-            job,
+            limits,
             move |event| {
                 if let Some(line) = format::event(&root, &event, style) {
                     out.line(&line);
@@ -568,12 +320,12 @@ impl Uci {
     }
 
     fn perft(&self, depth: u32) {
-        let pos = &self.game.position;
+        let pos = self.engine.position();
         let mut total = 0;
         for (m, n) in perft::divide(pos, depth) {
             self.out.line(&format!(
                 "{}: {n}",
-                pos.move_to_uci(m, self.settings.chess960)
+                pos.move_to_uci(m, self.engine.settings().chess960)
             ));
             total += n;
         }
@@ -583,14 +335,14 @@ impl Uci {
 
     /// `bench [depth]`: the fixed benchmark, with the current search switches.
     fn bench(&mut self, depth: Option<u32>) {
-        let options = self.settings.search.clone();
+        let options = self.engine.settings().search.clone();
         let result = crate::search::bench::bench_with(depth, &options);
         self.out
             .line(&format!("{} nodes {} nps", result.nodes, result.nps));
     }
 
     fn display(&self) {
-        for line in format::board(&self.game.position, self.settings.chess960) {
+        for line in format::board(self.engine.position(), self.engine.settings().chess960) {
             self.out.line(&line);
         }
     }
@@ -605,7 +357,7 @@ impl Uci {
             "  d (board), eval, perft <n> | go perft <n>, bench [depth], help".into(),
             "Options:".into(),
         ];
-        for spec in &self.specs {
+        for spec in OPTIONS {
             lines.push(format!("  {:<16} {}", spec.name, spec.help));
         }
         for l in lines {

@@ -1,0 +1,336 @@
+//! The engine facade: what a GUI, a data generator or a library user talks to. It owns the
+//! game (position and history), the settings the options make, the opening book and the
+//! tablebases, and the searcher (and so the transposition table) across searches; it decides
+//! whether a move comes from the book or a search, sets the search up, runs it on its own
+//! thread, stops it, tells it the ponder move was played, and waits for it. It speaks no
+//! protocol: the UCI layer turns text into these calls and events into text.
+
+pub mod options;
+pub mod settings;
+pub mod setup;
+
+use crate::book::Book;
+use crate::chess::game::{Game, IllegalMove};
+use crate::chess::{GenType, Move, MoveList, Position};
+use crate::search::{Limits, SearchControl, SearchEvent, SearchOptions, SearchResult, Searcher};
+use crate::tablebase::Tablebases;
+use options::{Effect, OptionSpec, Value};
+use settings::Settings;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// Everything one search needs.
+struct SearchJob {
+    pub root: Position,
+    /// Keys of the game's earlier positions, oldest first, root excluded.
+    pub history: Vec<u64>,
+    pub limits: Limits,
+    pub options: SearchOptions,
+}
+
+const SEARCH_STACK_BYTES: usize = 16 << 20;
+
+/// A panic's message, if it has one.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_string()
+    }
+}
+
+/// What to play when the search failed: the best move it had shown, else a legal capture or
+/// promotion, else any legal move; none when there is none.
+fn fallback_result(root: &Position, shown_best: Option<Move>) -> SearchResult {
+    let best = shown_best.or_else(|| {
+        let mut noisy = MoveList::new();
+        root.generate(GenType::Noisy, &mut noisy);
+        noisy
+            .first()
+            .copied()
+            .or_else(|| root.legal_moves().first().copied())
+    });
+    SearchResult {
+        best,
+        ponder: None,
+        score: None,
+        depth: 0,
+        nodes: 0,
+        pv: best.into_iter().collect(),
+    }
+}
+
+/// An option that was set, and what the user should be told about it.
+pub struct Applied {
+    pub spec: &'static OptionSpec,
+    pub notes: Vec<String>,
+    /// Told only in debug mode.
+    pub debug_notes: Vec<String>,
+}
+
+pub struct Engine {
+    searcher: Arc<Mutex<Searcher>>,
+    control: Arc<SearchControl>,
+    worker: Option<JoinHandle<()>>,
+    settings: Settings,
+    game: Game,
+    /// The book from `BookFile`; `None` means the embedded book.
+    book: Option<Book>,
+    tablebases: Option<Arc<Tablebases>>,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Engine {
+    pub fn new() -> Engine {
+        crate::chess::attacks::init();
+        crate::endgame::kpk::init();
+        let settings = Settings::default();
+        Engine {
+            searcher: Arc::new(Mutex::new(Searcher::new(settings.hash_mb))),
+            control: Arc::new(SearchControl::new()),
+            worker: None,
+            settings,
+            game: Game::default(),
+            book: None,
+            tablebases: None,
+        }
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    pub fn position(&self) -> &Position {
+        self.game.position()
+    }
+
+    /// `ucinewgame`: the start position, and nothing learnt kept.
+    pub fn new_game(&mut self) {
+        self.with_searcher(|s| s.clear());
+        self.game = Game::default();
+    }
+
+    /// Sets the game to `start` followed by `moves` (UCI notation); all or nothing: an illegal
+    /// move leaves the previous game as it was.
+    pub fn set_position(&mut self, start: Position, moves: &[String]) -> Result<(), IllegalMove> {
+        self.game = Game::from_uci_moves(start, moves)?;
+        Ok(())
+    }
+
+    /// Sets an option by name from its text value. An unknown name or a bad value is an error
+    /// and changes nothing; so does a file that cannot be used (the previous one stays).
+    pub fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<Applied, String> {
+        let spec = options::find(name).ok_or_else(|| format!("unknown option '{name}'"))?;
+        let value = spec.check(value)?;
+        let mut notes = Vec::new();
+        let mut debug_notes = Vec::new();
+        match spec.effect {
+            Effect::None | Effect::OpenLog => {}
+            Effect::ResizeHash => {
+                let Value::Int(mb) = value else {
+                    unreachable!()
+                };
+                self.with_searcher(|se| se.set_hash_size(mb as usize));
+                debug_notes.push(format!("hash table set to {mb} MiB"));
+            }
+            Effect::ClearHash => self.with_searcher(|se| se.clear()),
+            Effect::LoadBook => notes.extend(self.load_book(&value)?),
+            Effect::LoadTablebases => notes.extend(self.load_tablebases(&value)?),
+        }
+        (spec.set)(&mut self.settings, value);
+        Ok(Applied {
+            spec,
+            notes,
+            debug_notes,
+        })
+    }
+
+    fn load_book(&mut self, value: &Value) -> Result<Option<String>, String> {
+        let Value::Text(path) = value else {
+            unreachable!()
+        };
+        if path.is_empty() {
+            self.book = None;
+            return Ok(None);
+        }
+        match Book::open(path) {
+            Ok(b) => {
+                let note = format!("book file {path}: {} entries", b.len());
+                self.book = Some(b);
+                Ok(Some(note))
+            }
+            Err(e) => {
+                self.book = None;
+                Err(format!(
+                    "book file {path} not used: {e}; using the embedded book"
+                ))
+            }
+        }
+    }
+
+    fn load_tablebases(&mut self, value: &Value) -> Result<Vec<String>, String> {
+        let Value::Text(path) = value else {
+            unreachable!()
+        };
+        self.tablebases = None;
+        if path.is_empty() {
+            return Ok(Vec::new());
+        }
+        let tb = Tablebases::open(path).map_err(|e| format!("SyzygyPath not used: {e}"))?;
+        let mut notes: Vec<String> = tb.warnings().to_vec();
+        notes.push(tb.summary());
+        self.tablebases = Some(Arc::new(tb));
+        Ok(notes)
+    }
+
+    /// Finds the move for the current position within `limits` and returns at once: from the
+    /// book when the book answers (a game's clock, the book on and knowing the position),
+    /// else from a search on its own thread. `on_event` receives the reports; `on_done`
+    /// receives the result exactly once — and, for `go infinite` and `go ponder`, never before
+    /// `stop` (or `ponderhit`) even if the search ends early.
+    pub fn go(
+        &mut self,
+        mut limits: Limits,
+        mut on_event: impl FnMut(SearchEvent) + Send + 'static,
+        on_done: impl FnOnce(SearchResult) + Send + 'static,
+    ) {
+        self.wait();
+        let root = *self.game.position();
+        if let Some(b) = setup::book_move(&self.settings, self.book.as_ref(), &self.game, &limits) {
+            let text = root.move_to_uci(b.mv, self.settings.chess960);
+            on_event(SearchEvent::Message(format!(
+                "book move {text} (weight {} of {})",
+                b.weight, b.total
+            )));
+            on_done(SearchResult {
+                best: Some(b.mv),
+                ponder: None,
+                score: None,
+                depth: 0,
+                nodes: 0,
+                pv: vec![b.mv],
+            });
+            return;
+        }
+        let tables = self.tablebases.as_deref();
+        if let Some(note) =
+            setup::tablebase_root_moves(&self.settings, tables, &self.game, &mut limits)
+        {
+            on_event(SearchEvent::Message(note));
+        }
+        let job = SearchJob {
+            root,
+            history: self.game.history().to_vec(),
+            limits,
+            options: setup::search_options(&self.settings, self.tablebases.as_ref()),
+        };
+        self.search(job, on_event, on_done);
+    }
+
+    fn search(
+        &mut self,
+        job: SearchJob,
+        mut on_event: impl FnMut(SearchEvent) + Send + 'static,
+        on_done: impl FnOnce(SearchResult) + Send + 'static,
+    ) {
+        self.control.reset();
+        self.control.set_pondering(job.limits.ponder);
+        let control = Arc::clone(&self.control);
+        let searcher = Arc::clone(&self.searcher);
+        // The search keeps ~2.6 KB per ply on the stack; give it room well beyond the default.
+        let thread = std::thread::Builder::new()
+            .name("search".into())
+            .stack_size(SEARCH_STACK_BYTES);
+        let spawned = thread.spawn(move || {
+            let result = {
+                let mut searcher = searcher.lock().unwrap_or_else(|e| e.into_inner());
+                // The first move of the last line shown: what to play should the search fail.
+                let mut shown_best: Option<Move> = None;
+                let mut forward = |e: SearchEvent| {
+                    if let SearchEvent::Line(line) = &e {
+                        if line.multipv == 1 && !line.pv.is_empty() {
+                            shown_best = Some(line.pv[0]);
+                        }
+                    }
+                    on_event(e);
+                };
+                // A panic in the search (a bug) must not cost the game: it is reported, a
+                // legal move still goes out, and the engine keeps answering.
+                let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    searcher.search(
+                        &job.root,
+                        &job.history,
+                        &job.limits,
+                        &job.options,
+                        &control,
+                        &mut forward,
+                    )
+                }));
+                match outcome {
+                    Ok(result) => result,
+                    Err(payload) => {
+                        let what = panic_text(payload.as_ref());
+                        log::error!("the search panicked: {what}");
+                        forward(SearchEvent::Message(format!(
+                            "error: the search failed ({what}); playing a legal move instead"
+                        )));
+                        // Tables may be half-updated: start afresh.
+                        searcher.clear();
+                        fallback_result(&job.root, shown_best)
+                    }
+                }
+            };
+            // The GUI must not see a best move before it asked for one.
+            while (job.limits.infinite || control.pondering()) && !control.stop_requested() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            on_done(result);
+        });
+        self.worker = Some(spawned.expect("spawn the search thread"));
+    }
+
+    pub fn stop(&self) {
+        self.control.stop();
+    }
+
+    /// The opponent played the move we pondered on: the search goes on as a timed search.
+    pub fn ponderhit(&self) {
+        self.control.set_pondering(false);
+    }
+
+    /// Blocks until the running search (if any) has delivered its result.
+    pub fn wait(&mut self) {
+        if let Some(worker) = self.worker.take() {
+            if worker.join().is_err() {
+                log::error!("the search thread panicked");
+            }
+        }
+    }
+
+    /// Runs `f` on the idle searcher (waits for a running search first).
+    pub fn with_searcher<R>(&mut self, f: impl FnOnce(&mut Searcher) -> R) -> R {
+        self.wait();
+        let mut searcher = self.searcher.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut searcher)
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.stop();
+        self.wait();
+    }
+}
