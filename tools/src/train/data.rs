@@ -184,7 +184,7 @@ struct FileData {
 
 /// Whether game `game` of file `file` is held out.
 fn held_out(seed: u64, file: usize, game: usize, fraction: f64) -> bool {
-    fraction > 0.0 && Rng::derive(seed, &[file as u64, game as u64]).next_f64() < fraction
+    fraction > 0.0 && Rng::derive(seed, &[0x401d, file as u64, game as u64]).next_f64() < fraction
 }
 
 fn load_file(index: usize, source: &Source, ls: &LoadSettings) -> Result<FileData> {

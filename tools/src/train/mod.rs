@@ -495,12 +495,28 @@ pub fn run(config: &Config) -> Result<Report> {
     let (mut model, mut adam, mut epoch, mut first_batch, mut loss_sum, mut loss_batches) =
         match resumed {
             Some(c) => {
-                log.line(&format!(
-                    "resuming {} at epoch {} batch {}",
-                    ckpt_path.display(),
-                    c.epoch + 1,
-                    c.batch
-                ));
+                if c.epoch >= config.epochs {
+                    log.line(&format!("{} is a finished run", ckpt_path.display()));
+                } else {
+                    log.line(&format!(
+                        "resuming {} at epoch {} batch {}",
+                        ckpt_path.display(),
+                        c.epoch + 1,
+                        c.batch
+                    ));
+                }
+                let started = std::fs::read_to_string(config.out.join("run.txt")).ok();
+                let was = started
+                    .as_deref()
+                    .and_then(|t| t.lines().find_map(|l| l.strip_prefix("threads ")));
+                if let Some(was) = was.filter(|&w| w != config.threads.to_string()) {
+                    log.line(&format!(
+                        "note: the run started with {was} thread(s), now {}: the sums are \
+                         split differently, so the result will differ slightly from an \
+                         uninterrupted run",
+                        config.threads
+                    ));
+                }
                 (
                     c.model,
                     c.adam,
@@ -648,6 +664,12 @@ pub fn run(config: &Config) -> Result<Report> {
         ));
     } else {
         log.line("done (no network file: --hidden differs from the engine's HIDDEN)");
+    }
+    if run_positions > 0 {
+        log.line(&format!(
+            "trained {run_positions} positions in {run_secs:.1} s: {} pos/s",
+            rate(run_positions as f64, run_secs)
+        ));
     }
     report.model = model;
     report.positions_per_sec = run_positions as f64 / run_secs.max(1e-9);

@@ -158,15 +158,31 @@ pub fn target(e: &Entry, wdl: f32) -> f32 {
     wdl * e.result() + (1.0 - wdl) * sigmoid(e.score as f32 / EVAL_SCALE)
 }
 
+/// Neurons per block of the input loops: a block of the accumulator stays in registers (8 of
+/// SSE2's 16) while the input rows are added to it, instead of a load and a store of the
+/// accumulator per row. The additions are in the same order either way.
+const BLOCK: usize = 32;
+
 /// `acc = bias + Σ rows of feats`.
 #[inline(always)]
 fn accumulate(acc: &mut [f32], bias: &[f32], ft_w: &[f32], feats: &[u16]) {
     let h = acc.len();
-    acc.copy_from_slice(bias);
-    for &f in feats {
-        let row = &ft_w[f as usize * h..][..h];
-        for (a, &w) in acc.iter_mut().zip(row) {
-            *a += w;
+    let blocks = h / BLOCK;
+    for b in 0..blocks {
+        let mut regs = [0.0f32; BLOCK];
+        regs.copy_from_slice(&bias[b * BLOCK..][..BLOCK]);
+        for &f in feats {
+            let row = &ft_w[f as usize * h + b * BLOCK..][..BLOCK];
+            for i in 0..BLOCK {
+                regs[i] += row[i];
+            }
+        }
+        acc[b * BLOCK..][..BLOCK].copy_from_slice(&regs);
+    }
+    for j in blocks * BLOCK..h {
+        acc[j] = bias[j];
+        for &f in feats {
+            acc[j] += ft_w[f as usize * h + j];
         }
     }
 }
@@ -201,13 +217,24 @@ fn output_backward(acc: &[f32], w: &[f32], g: f32, grad_w: &mut [f32], d: &mut [
     }
 }
 
+/// `grad_ft_w[f] += d` for every input f (a block of `d` kept in registers, as above).
 #[inline(always)]
 fn scatter(grad_ft_w: &mut [f32], d: &[f32], feats: &[u16]) {
     let h = d.len();
-    for &f in feats {
-        let row = &mut grad_ft_w[f as usize * h..][..h];
-        for (g, &x) in row.iter_mut().zip(d) {
-            *g += x;
+    let blocks = h / BLOCK;
+    for b in 0..blocks {
+        let mut regs = [0.0f32; BLOCK];
+        regs.copy_from_slice(&d[b * BLOCK..][..BLOCK]);
+        for &f in feats {
+            let row = &mut grad_ft_w[f as usize * h + b * BLOCK..][..BLOCK];
+            for i in 0..BLOCK {
+                row[i] += regs[i];
+            }
+        }
+    }
+    for j in blocks * BLOCK..h {
+        for &f in feats {
+            grad_ft_w[f as usize * h + j] += d[j];
         }
     }
 }
