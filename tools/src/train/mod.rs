@@ -417,9 +417,6 @@ fn rate(positions: f64, secs: f64) -> String {
 /// Trains (or continues training) as `config` says; returns what happened.
 pub fn run(config: &Config) -> Result<Report> {
     config.validate()?;
-    std::fs::create_dir_all(&config.out)
-        .with_context(|| format!("cannot create {}", config.out.display()))?;
-    let mut log = Log::open(&config.out)?;
     let ckpt_path = config.out.join("checkpoint.bin");
     let resumed = if ckpt_path.exists() {
         Some(Checkpoint::load(&ckpt_path, config.weight_decay)?)
@@ -430,6 +427,9 @@ pub fn run(config: &Config) -> Result<Report> {
         Some(c) => pinned_sources(&c.identity)?,
         None => data::fresh_sources(&data::list_files(&config.data)?),
     };
+    std::fs::create_dir_all(&config.out)
+        .with_context(|| format!("cannot create {}", config.out.display()))?;
+    let mut log = Log::open(&config.out)?;
     let start = Instant::now();
     let loaded = data::load(
         &sources,
