@@ -1,0 +1,131 @@
+//! From the float model to the engine's network file: quantisation as the contract in
+//! `brudno::eval::nnue::network` states it (feature weights and biases × QA, output weights
+//! × QB, output bias × QA·QB, rounded to nearest), into a `Network` written by its own
+//! `to_bytes`, so the engine reads exactly what was checked here.
+//!
+//! The check evaluates sample positions with the engine's integer reference
+//! (`Network::evaluate_from_scratch`) and with the float model, and reports how far apart
+//! they are in centipawns: the cost of quantisation (rounding of the weights, and the
+//! integer division's truncation).
+
+use super::checkpoint::write_atomic;
+use super::model::Model;
+use anyhow::{bail, Result};
+use brudno::chess::Position;
+use brudno::eval::nnue::network::{HIDDEN, QA, QB};
+use brudno::eval::nnue::Network;
+use std::path::Path;
+
+fn quantise_value(w: f32, factor: i32) -> i16 {
+    (w * factor as f32)
+        .round()
+        .clamp(i16::MIN as f32, i16::MAX as f32) as i16
+}
+
+/// The engine network for `model`; an error when the engine is built for another width.
+pub fn quantise(model: &Model) -> Result<Box<Network>> {
+    if model.hidden != HIDDEN {
+        bail!(
+            "cannot export a {}-neuron network: the engine is built with HIDDEN = {HIDDEN} \
+             (src/eval/nnue/network.rs); train with --hidden {HIDDEN}, or change HIDDEN and \
+             rebuild the engine and the tools",
+            model.hidden
+        );
+    }
+    let layout = model.layout();
+    let p = &model.params;
+    let mut net = Network::zeroed();
+    for (row, weights) in net
+        .feature_weights
+        .iter_mut()
+        .zip(p[layout.ft_weights()].chunks_exact(HIDDEN))
+    {
+        for (q, &w) in row.iter_mut().zip(weights) {
+            *q = quantise_value(w, QA);
+        }
+    }
+    for (q, &b) in net.feature_bias.iter_mut().zip(&p[layout.ft_bias()]) {
+        *q = quantise_value(b, QA);
+    }
+    for (q, &w) in net.output_weights.iter_mut().zip(&p[layout.out_weights()]) {
+        *q = quantise_value(w, QB);
+    }
+    net.output_bias = quantise_value(p[layout.out_bias()], QA * QB);
+    Ok(net)
+}
+
+/// Writes `model` as an engine network file (atomically); returns the network.
+pub fn export(model: &Model, path: &Path) -> Result<Box<Network>> {
+    let net = quantise(model)?;
+    write_atomic(path, &net.to_bytes())?;
+    Ok(net)
+}
+
+/// How far the quantised network is from the float one.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct QuantCheck {
+    pub positions: usize,
+    /// Mean and largest |engine − float|, centipawns.
+    pub mean: f64,
+    pub max: f64,
+    /// Mean engine − float: the part of the error common to all positions (the output
+    /// weights' rounding errors add up the same way whatever the position).
+    pub bias: f64,
+}
+
+impl std::fmt::Display for QuantCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "quantised vs float: mean |d| {:.2} cp, max {:.1} cp, mean d {:+.2} cp on {} positions",
+            self.mean, self.max, self.bias, self.positions
+        )
+    }
+}
+
+pub fn check(model: &Model, net: &Network, positions: &[Position]) -> QuantCheck {
+    let mut c = QuantCheck {
+        positions: positions.len(),
+        ..QuantCheck::default()
+    };
+    for pos in positions {
+        let d = net.evaluate_from_scratch(pos) as f64 - model.centipawns(pos) as f64;
+        c.bias += d;
+        c.mean += d.abs();
+        c.max = c.max.max(d.abs());
+    }
+    c.mean /= positions.len().max(1) as f64;
+    c.bias /= positions.len().max(1) as f64;
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn another_width_is_refused_with_a_clear_error() {
+        let Err(e) = quantise(&Model::new_random(HIDDEN * 2, 1)) else {
+            panic!("a {}-neuron network was exported", HIDDEN * 2);
+        };
+        assert!(e.to_string().contains("HIDDEN"), "{e}");
+    }
+
+    #[test]
+    fn values_quantise_as_the_contract_says() {
+        let mut model = Model::new_random(HIDDEN, 2);
+        let l = model.layout();
+        model.params[3] = 0.5; // feature 0, neuron 3
+        model.params[l.ft_bias().start] = -0.2;
+        model.params[l.out_weights().start + HIDDEN] = 1.98;
+        model.params[l.out_bias()] = 0.25;
+        let net = quantise(&model).unwrap();
+        assert_eq!(net.feature_weights[0][3], 128); // 127.5 rounds away from zero
+        assert_eq!(net.feature_bias[0], -51);
+        assert_eq!(net.output_weights[HIDDEN], 127);
+        assert_eq!(net.output_bias, 4080);
+        // What the engine reads back is what was written.
+        let back = Network::from_bytes(&net.to_bytes()).unwrap();
+        assert_eq!(back.to_bytes(), net.to_bytes());
+    }
+}

@@ -1,0 +1,228 @@
+//! The trainer end to end on a few seconds of real self-play data: the loss falls, the
+//! exported network is the float network (up to quantisation) as the engine evaluates it, a
+//! resumed run ends bit for bit where an uninterrupted one does, and a seed gives one network.
+
+use brudno::chess::Position;
+use brudno::eval::nnue::network::{HIDDEN, QA, QB};
+use brudno::eval::nnue::Network;
+use brudno_tools::train::{self, model::Model, Config, Report};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// 100 games at 300 nodes a move, made once (and kept between test runs: datagen continues a
+/// folder, so a complete one costs nothing the second time).
+fn fixture() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("train-fixture-100x300");
+        brudno::datagen::run(brudno::datagen::Settings {
+            out: dir.clone(),
+            threads: 2,
+            games: Some(100),
+            nodes: 300,
+            seed: 7,
+            ..brudno::datagen::Settings::default()
+        })
+        .expect("datagen for the fixture");
+        dir
+    })
+}
+
+/// A fresh run folder for one test.
+fn run_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("train-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn config(name: &str) -> Config {
+    Config {
+        data: vec![fixture().to_path_buf()],
+        out: run_dir(name),
+        epochs: 4,
+        batch: 256,
+        lr: 0.002,
+        holdout: 0.1,
+        threads: 2,
+        report_secs: 1e9,
+        checkpoint_every: 0,
+        ..Config::default()
+    }
+}
+
+fn final_net(c: &Config) -> Vec<u8> {
+    std::fs::read(c.out.join("final.nnue")).unwrap()
+}
+
+#[test]
+fn the_training_loss_falls() {
+    let c = config("loss");
+    let r = train::run(&c).unwrap();
+    assert!(r.train_positions > 4000, "{} positions", r.train_positions);
+    let losses: Vec<f64> = r.epochs.iter().map(|e| e.train_loss).collect();
+    assert_eq!(losses.len(), 4);
+    assert!(
+        losses.windows(2).all(|w| w[1] < w[0]) && losses[3] < 0.8 * losses[0],
+        "training losses {losses:?}"
+    );
+    let valid: Vec<f64> = r.epochs.iter().map(|e| e.valid_loss).collect();
+    assert!(valid[3] < valid[0], "validation losses {valid:?}");
+    for k in 1..=4 {
+        assert!(c.out.join(format!("net-epoch{k}.nnue")).exists());
+    }
+    let log = std::fs::read_to_string(c.out.join("log.txt")).unwrap();
+    assert!(log.contains("epoch 4/4 done") && log.contains("validation loss"));
+}
+
+/// The float model that the integer network stands for (its weights divided back).
+fn dequantised(net: &Network) -> Model {
+    let mut m = Model::new_random(HIDDEN, 0);
+    let l = m.layout();
+    let p = &mut m.params;
+    for (w, &q) in p[l.ft_weights()]
+        .iter_mut()
+        .zip(net.feature_weights.iter().flatten())
+    {
+        *w = q as f32 / QA as f32;
+    }
+    for (b, &q) in p[l.ft_bias()].iter_mut().zip(&net.feature_bias) {
+        *b = q as f32 / QA as f32;
+    }
+    for (w, &q) in p[l.out_weights()].iter_mut().zip(&net.output_weights) {
+        *w = q as f32 / QB as f32;
+    }
+    p[l.out_bias()] = net.output_bias as f32 / (QA * QB) as f32;
+    m
+}
+
+fn sample_positions(n: usize) -> Vec<Position> {
+    let bytes = std::fs::read(fixture().join("stream-1.vf")).unwrap();
+    brudno::datagen::format::GameReader::new(&bytes)
+        .map(Result::unwrap)
+        .flat_map(|g| g.samples().map(|s| s.pos).collect::<Vec<_>>())
+        .step_by(3)
+        .take(n)
+        .collect()
+}
+
+#[test]
+fn the_exported_network_is_the_float_network_as_the_engine_evaluates_it() {
+    let c = Config {
+        epochs: 6,
+        ..config("export")
+    };
+    let r = train::run(&c).unwrap();
+    let net = Network::from_bytes(&final_net(&c)).unwrap();
+    let positions = sample_positions(1000);
+    assert_eq!(positions.len(), 1000);
+    // The integer arithmetic computes the float formula on the quantised weights: only the
+    // divisions' truncation (under 1 cp each) separates them.
+    let exact = train::export::check(&dequantised(&net), &net, &positions);
+    assert!(exact.max < 2.0, "engine vs dequantised float: {exact}");
+    // Rounding the weights costs more: the output weights' step of 1/64 (QB) is ~5% of a
+    // typical weight, and a position sums 256 of them. Measured on these tiny, overfitted
+    // nets (evaluations of ~500 cp on average): mean |d| 4-13 cp, max 17-36 cp, about 1% of
+    // the evaluation; the bounds leave room for another seed's rounding luck.
+    let q = train::export::check(&r.model, &net, &positions);
+    eprintln!("{q}");
+    assert!(q.mean < 12.0 && q.max < 50.0, "{q}");
+    // The run's own check (on held-out positions first) says the same.
+    let own = r.epochs.last().unwrap().quant.unwrap();
+    assert!(
+        own.positions > 0 && own.mean < 12.0 && own.max < 50.0,
+        "{own}"
+    );
+}
+
+#[test]
+fn a_resumed_run_ends_bit_for_bit_where_an_uninterrupted_one_does() {
+    let whole = config("whole");
+    let through: Report = train::run(&whole).unwrap();
+    let batches = through.train_positions.div_ceil(whole.batch) as u64;
+    assert!(batches >= 6, "{batches} batches an epoch");
+    let parts = Config {
+        checkpoint_every: 3,
+        ..config("parts")
+    };
+    // Killed one batch into epoch 2 (resumes from the end of epoch 1), then two batches after
+    // the mid-epoch checkpoint at batch 3 of epoch 3 (resumes from there), then to the end.
+    for stop in [batches + 1, batches + 5] {
+        let r = train::run(&Config {
+            stop_after_batches: Some(stop),
+            ..parts.clone()
+        })
+        .unwrap();
+        assert!(r.stopped);
+    }
+    let resumed = train::run(&parts).unwrap();
+    assert!(!resumed.stopped);
+    assert_eq!(resumed.epochs.len(), 2);
+    assert_eq!(resumed.model, through.model);
+    assert_eq!(final_net(&parts), final_net(&whole));
+    // The epoch's reported loss was carried across the stop too.
+    assert_eq!(resumed.epochs[0].epoch, 3);
+    assert_eq!(resumed.epochs[0].train_loss, through.epochs[2].train_loss);
+    // Other settings do not continue this run.
+    let e = train::run(&Config {
+        lr: 0.003,
+        ..parts.clone()
+    })
+    .unwrap_err();
+    assert!(e.to_string().contains("other settings"), "{e}");
+}
+
+#[test]
+fn a_seed_gives_one_network() {
+    let a = config("seed-a");
+    let b = config("seed-b");
+    train::run(&a).unwrap();
+    train::run(&b).unwrap();
+    assert_eq!(final_net(&a), final_net(&b));
+    let c = Config {
+        seed: 2,
+        ..config("seed-c")
+    };
+    train::run(&c).unwrap();
+    assert_ne!(final_net(&a), final_net(&c));
+}
+
+#[test]
+fn another_width_trains_but_is_not_exported() {
+    let c = Config {
+        hidden: 32,
+        epochs: 2,
+        ..config("width")
+    };
+    let r = train::run(&c).unwrap();
+    assert_eq!(r.epochs.len(), 2);
+    assert!(r.epochs.iter().all(|e| e.valid_loss.is_finite()));
+    assert!(!c.out.join("final.nnue").exists());
+    let args: Vec<String> = [
+        "--checkpoint",
+        c.out.join("checkpoint.bin").to_str().unwrap(),
+        "--out",
+        c.out.join("x.nnue").to_str().unwrap(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let e = train::quantise_command(&args).unwrap_err();
+    assert!(e.to_string().contains("HIDDEN = 128"), "{e}");
+}
+
+#[test]
+fn the_command_line_parses_into_a_config() {
+    let args: Vec<String> = "--data a b --out r --hidden 256 --epochs 10 --batch 4096 --lr 0.01 \
+         --wdl 0.5 --seed 9 --threads 2 --max-positions 100 --holdout 0.05 --schedule step:8"
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    let c = Config::from_args(&args).unwrap();
+    assert_eq!(c.data, vec![PathBuf::from("a"), PathBuf::from("b")]);
+    assert_eq!((c.hidden, c.epochs, c.batch, c.seed), (256, 10, 4096, 9));
+    assert_eq!((c.lr, c.wdl, c.threads), (0.01, 0.5, 2));
+    assert_eq!((c.max_positions, c.holdout), (Some(100), 0.05));
+    assert_eq!(c.schedule, train::schedule::Schedule::Step { drop_at: 8 });
+    assert!(Config::from_args(&["--out".into(), "r".into()]).is_err());
+    assert!(Config::from_args(&["--bogus".into(), "1".into()]).is_err());
+}
