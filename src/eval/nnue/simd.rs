@@ -181,13 +181,15 @@ mod scalar {
         }
     }
 
+    /// Two passes: the i16 products first, then the widening multiply-add, a reduction the
+    /// compiler turns into full-width `pmaddwd` (one fused loop gets half-width code).
     #[inline(always)]
     fn screlu_dot(acc: &Row, w: &Row) -> i32 {
+        let v: Row = acc.map(|a| a.clamp(0, QA as i16));
+        let vw: Row = std::array::from_fn(|i| v[i].wrapping_mul(w[i]));
         let mut sum = 0i32;
         for i in 0..HIDDEN {
-            let v = acc[i].clamp(0, QA as i16);
-            let vw = v.wrapping_mul(w[i]);
-            sum = sum.wrapping_add(v as i32 * vw as i32);
+            sum = sum.wrapping_add(v[i] as i32 * vw[i] as i32);
         }
         sum
     }
