@@ -3,13 +3,15 @@
 //! hand-crafted evaluation for scale. Run by hand:
 //!
 //! ```text
-//! cargo run --release --example nnue_speed [ROUNDS]
+//! cargo run --release --example nnue_speed [ROUNDS] [DISTINCT] [BACKEND]
 //! ```
 //! The machine's speed swings, so each figure is measured ROUNDS times (default 15) in
 //! interleaved runs (every backend once per round, the order reversed each round), timed by
 //! process CPU time; it prints the median and the range, and the median of the per-round
 //! ratio to scalar (each round's runs are close in time, so the ratio is steadier than the
-//! rates).
+//! rates). The moves come from random games: DISTINCT of them (default 8192, which reads weight
+//! rows from all over the 192 KiB table, mostly from L2), repeated to 8192; a small DISTINCT
+//! keeps the rows in L1, as the similar positions of a search tree partly do.
 
 use brudno::chess::{Move, MoveDelta, MoveKind, Position};
 use brudno::datagen::chess960_start;
@@ -78,16 +80,24 @@ fn main() {
         .nth(1)
         .map_or(15, |a| a.parse().expect("ROUNDS is a number"));
     let net: Arc<Network> = Network::random(1).into();
-    let backends = Backend::available();
+    // A third argument keeps only the backend of that name (to profile it alone).
+    let only = std::env::args().nth(3);
+    let backends: Vec<Backend> = Backend::available()
+        .into_iter()
+        .filter(|b| only.as_deref().is_none_or(|n| n == b.name()))
+        .collect();
     let mut states: Vec<NnueState> = backends
         .iter()
         .map(|&b| NnueState::with_backend(net.clone(), b))
         .collect();
-    let data = corpus(8192);
+    let distinct: usize = std::env::args()
+        .nth(2)
+        .map_or(8192, |a| a.parse().expect("DISTINCT is a number"));
+    let data: Vec<_> = corpus(distinct).into_iter().cycle().take(8192).collect();
     let kinds = |k: MoveKind| data.iter().filter(|(_, m)| m.kind() == k).count();
     let captures = data.iter().filter(|(p, m)| p.is_capture(*m)).count();
     println!(
-        "corpus: {} moves from random games ({captures} captures, {} castling, {} en passant, {} promotions)",
+        "corpus: {} moves ({distinct} distinct) from random games ({captures} captures, {} castling, {} en passant, {} promotions)",
         data.len(),
         kinds(MoveKind::Castling),
         kinds(MoveKind::EnPassant),
@@ -185,7 +195,7 @@ fn main() {
         }));
     }
 
-    println!("{rounds} interleaved rounds; millions per second of CPU time, median [min, max]; ×scalar = median of per-round ratios");
+    println!("{rounds} interleaved rounds; millions per second of CPU time, median [min, max]; ×first = median of per-round ratios to the first backend");
     for bench in &benches {
         println!("{}:", bench.name);
         for (b, rates) in bench.rates.iter().enumerate() {
@@ -198,13 +208,14 @@ fn main() {
                 .iter()
                 .fold((f64::MAX, 0f64), |(l, h), &r| (l.min(r), h.max(r)));
             println!(
-                "  {:7} {:7.2} M/s [{:6.2}, {:6.2}]  {:5.1} ns each  ×{:.2} scalar",
+                "  {:7} {:7.2} M/s [{:6.2}, {:6.2}]  {:5.1} ns each  ×{:.2} {}",
                 backends[b].name(),
                 median(rates) / 1e6,
                 lo / 1e6,
                 hi / 1e6,
                 1e9 / median(rates),
-                median(&ratios)
+                median(&ratios),
+                backends[0].name()
             );
         }
     }

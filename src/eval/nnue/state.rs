@@ -40,7 +40,7 @@ pub struct NnueState {
 }
 
 impl NnueState {
-    /// A stack for `net`, using the fastest vector code this CPU has.
+    /// A stack for `net`, using `Backend::best()` (AVX2 where the CPU has it).
     pub fn new(net: Arc<Network>) -> NnueState {
         NnueState::with_backend(net, Backend::best())
     }
