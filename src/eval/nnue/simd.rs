@@ -33,6 +33,22 @@ enum Kind {
     Avx512,
 }
 
+/// Calls the function of that name in the backend's module.
+macro_rules! dispatch {
+    ($backend:expr, $f:ident($($arg:expr),*)) => {
+        match $backend.0 {
+            Kind::Scalar => scalar::$f($($arg),*),
+            // SAFETY: a `Kind::Avx2` backend is only made by `Backend::avx2`, after it detected
+            // AVX2 on this CPU, the one precondition of these `target_feature` functions.
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx2 => unsafe { avx2::$f($($arg),*) },
+            // SAFETY: likewise, `Backend::avx512` detected AVX-512 F and BW.
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512 => unsafe { avx512::$f($($arg),*) },
+        }
+    };
+}
+
 impl Backend {
     /// The portable code; always available.
     pub const SCALAR: Backend = Backend(Kind::Scalar);
@@ -86,51 +102,25 @@ impl Backend {
     /// `dst = bias + Σ table[f]` over `features`.
     #[inline]
     pub fn sum_rows(self, dst: &mut Row, bias: &Row, table: &[Row], features: &[u16]) {
-        match self.0 {
-            Kind::Scalar => scalar::sum_rows(dst, bias, table, features),
-            // SAFETY (each x86 arm): a backend of that kind exists only if `avx2()` or
-            // `avx512()` detected the features on this CPU.
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => unsafe { avx2::sum_rows(dst, bias, table, features) },
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => unsafe { avx512::sum_rows(dst, bias, table, features) },
-        }
+        dispatch!(self, sum_rows(dst, bias, table, features))
     }
 
     /// `dst = src + a − s` (a quiet move or a promotion).
     #[inline]
     pub fn add1_sub1(self, dst: &mut Row, src: &Row, a: &Row, s: &Row) {
-        match self.0 {
-            Kind::Scalar => scalar::add_sub::<1, 1>(dst, src, [a], [s]),
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => unsafe { avx2::add_sub::<1, 1>(dst, src, [a], [s]) },
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => unsafe { avx512::add_sub::<1, 1>(dst, src, [a], [s]) },
-        }
+        dispatch!(self, add_sub(dst, src, [a], [s]))
     }
 
     /// `dst = src + a − s1 − s2` (a capture, en passant included).
     #[inline]
     pub fn add1_sub2(self, dst: &mut Row, src: &Row, a: &Row, s1: &Row, s2: &Row) {
-        match self.0 {
-            Kind::Scalar => scalar::add_sub::<1, 2>(dst, src, [a], [s1, s2]),
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => unsafe { avx2::add_sub::<1, 2>(dst, src, [a], [s1, s2]) },
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => unsafe { avx512::add_sub::<1, 2>(dst, src, [a], [s1, s2]) },
-        }
+        dispatch!(self, add_sub(dst, src, [a], [s1, s2]))
     }
 
     /// `dst = src + a1 + a2 − s1 − s2` (castling).
     #[inline]
     pub fn add2_sub2(self, dst: &mut Row, src: &Row, a: [&Row; 2], s: [&Row; 2]) {
-        match self.0 {
-            Kind::Scalar => scalar::add_sub::<2, 2>(dst, src, a, s),
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => unsafe { avx2::add_sub::<2, 2>(dst, src, a, s) },
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => unsafe { avx512::add_sub::<2, 2>(dst, src, a, s) },
-        }
+        dispatch!(self, add_sub(dst, src, a, s))
     }
 
     /// `Σ screlu(us)·w[..H] + Σ screlu(them)·w[H..]`, before the bias and scaling.
@@ -139,13 +129,7 @@ impl Backend {
         let (w_us, w_them) = weights.split_at(HIDDEN);
         let w_us: &Row = w_us.try_into().unwrap();
         let w_them: &Row = w_them.try_into().unwrap();
-        match self.0 {
-            Kind::Scalar => scalar::output_sum(us, them, w_us, w_them),
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2 => unsafe { avx2::output_sum(us, them, w_us, w_them) },
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512 => unsafe { avx512::output_sum(us, them, w_us, w_them) },
-        }
+        dispatch!(self, output_sum(us, them, w_us, w_them))
     }
 }
 
