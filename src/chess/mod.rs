@@ -3,6 +3,7 @@
 
 pub mod attacks;
 pub mod bitboard;
+pub mod delta;
 pub mod fen;
 pub mod game;
 pub mod legality;
@@ -17,6 +18,7 @@ pub mod types;
 pub mod zobrist;
 
 pub use bitboard::Bitboard;
+pub use delta::MoveDelta;
 pub use fen::{FenError, START_FEN};
 pub use movegen::GenType;
 pub use moves::{Move, MoveKind, MoveList};

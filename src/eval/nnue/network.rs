@@ -86,6 +86,21 @@ impl Network {
         }
     }
 
+    /// A network of small random weights in the trained range (as a trainer would produce),
+    /// for tests and benchmarks while no trained network is at hand.
+    pub fn random(seed: u64) -> Box<Network> {
+        let mut rng = crate::util::Rng::new(seed);
+        let mut small = |range: i64| (rng.below(2 * range as u64 + 1) as i64 - range) as i16;
+        let mut net = Network::zeroed();
+        for row in net.feature_weights.iter_mut() {
+            row.iter_mut().for_each(|w| *w = small(60));
+        }
+        net.feature_bias.iter_mut().for_each(|b| *b = small(100));
+        net.output_weights.iter_mut().for_each(|w| *w = small(126));
+        net.output_bias = small(5000);
+        net
+    }
+
     /// Reads a network file (see the module comment), checking its size and its output
     /// weights (whose range the SIMD code depends on).
     pub fn from_bytes(bytes: &[u8]) -> Result<Box<Network>, NetworkError> {
@@ -157,6 +172,13 @@ impl Network {
                 sum = sum.wrapping_add(v * (v * w as i32));
             }
         }
+        self.scale_output(sum)
+    }
+
+    /// Centipawns from the output layer's sum (before the bias): the last step, shared with
+    /// the incremental evaluation so the two cannot round differently.
+    #[inline]
+    pub fn scale_output(&self, sum: i32) -> i32 {
         (sum / QA + self.output_bias as i32) * SCALE / (QA * QB)
     }
 }
@@ -164,25 +186,10 @@ impl Network {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::util::Rng;
-
-    /// A network of small random weights (as a trainer would produce).
-    pub(crate) fn random_network(seed: u64) -> Box<Network> {
-        let mut rng = Rng::new(seed);
-        let mut small = |range: i64| (rng.below(2 * range as u64 + 1) as i64 - range) as i16;
-        let mut net = Network::zeroed();
-        for row in net.feature_weights.iter_mut() {
-            row.iter_mut().for_each(|w| *w = small(60));
-        }
-        net.feature_bias.iter_mut().for_each(|b| *b = small(100));
-        net.output_weights.iter_mut().for_each(|w| *w = small(126));
-        net.output_bias = small(5000);
-        net
-    }
 
     #[test]
     fn file_round_trip_and_size_checks() {
-        let net = random_network(3);
+        let net = Network::random(3);
         let bytes = net.to_bytes();
         assert_eq!(bytes.len(), FILE_BYTES);
         assert_eq!(FILE_BYTES % 64, 0);
@@ -211,7 +218,7 @@ mod tests {
 
     #[test]
     fn colour_flipped_positions_give_the_same_side_to_move_score() {
-        let net = random_network(11);
+        let net = Network::random(11);
         let a = crate::chess::Position::from_fen(
             "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
         )
