@@ -42,6 +42,7 @@ fn registry() -> Vec<[String; 4]> {
                 Kind::Text => ("string", String::new()),
             };
             let default = match spec.default_value() {
+                Value::Text(t) if matches!(spec.kind, Kind::Combo { .. }) => t,
                 Value::Bool(b) => b.to_string(),
                 Value::Int(n) => n.to_string(),
                 Value::Text(t) if t.is_empty() => "`<empty>`".to_string(),

@@ -726,3 +726,46 @@ fn help_and_version_on_the_command_line_exit_at_once() {
         assert!(text.contains(expect), "{arg}: {text}");
     }
 }
+
+#[test]
+fn bad_network_files_are_errors_and_the_network_in_use_stays() {
+    let dir = std::env::temp_dir().join(format!("brudno-evalfile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let net = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/nets/brudno-gen0.nnue")).unwrap();
+    let cut = dir.join("cut.nnue");
+    std::fs::write(&cut, &net[..net.len() / 2]).unwrap();
+    let long = dir.join("long.nnue");
+    std::fs::write(&long, [&net[..], &[0u8; 64]].concat()).unwrap();
+    let garbage = dir.join("garbage.nnue");
+    std::fs::write(&garbage, vec![0x7Fu8; net.len()]).unwrap();
+    let good = dir.join("good.nnue");
+    std::fs::write(&good, &net).unwrap();
+
+    let mut gui = Gui::start();
+    gui.send("setoption name Evaluation value nnue");
+    gui.send("position startpos moves e2e4");
+    gui.send("eval");
+    let before = gui.sync();
+    let final_line = |lines: &[String]| lines.iter().find(|l| l.starts_with("Final evaluation")).cloned();
+    for bad in [
+        dir.join("missing.nnue"),
+        dir.clone(),
+        std::path::PathBuf::from("/dev/zero"),
+        cut,
+        long,
+        garbage,
+    ] {
+        let line = format!("setoption name EvalFile value {}", bad.display());
+        answers_with(&mut gui, &line, "info string error: EvalFile");
+        gui.send("eval");
+        assert_eq!(final_line(&gui.sync()), final_line(&before), "{line}");
+    }
+    answers_with(
+        &mut gui,
+        &format!("setoption name EvalFile value {}", good.display()),
+        "info string network ",
+    );
+    gui.send("go depth 4");
+    gui.until("bestmove");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -12,6 +12,7 @@ pub mod setup;
 use crate::book::Book;
 use crate::chess::game::{Game, IllegalMove};
 use crate::chess::{GenType, Move, MoveList, Position};
+use crate::eval::nnue::network::{Network, FILE_BYTES};
 use crate::search::{Limits, SearchControl, SearchEvent, SearchOptions, SearchResult, Searcher};
 use crate::tablebase::Tablebases;
 use options::{Effect, OptionSpec, Value};
@@ -81,6 +82,8 @@ pub struct Engine {
     /// The book from `BookFile`; `None` means the embedded book.
     book: Option<Book>,
     tablebases: Option<Arc<Tablebases>>,
+    /// The network of `EvalFile` (the embedded one when it is empty).
+    network: Arc<Network>,
 }
 
 impl Default for Engine {
@@ -102,6 +105,7 @@ impl Engine {
             game: Game::default(),
             book: None,
             tablebases: None,
+            network: crate::eval::nnue::network::embedded(),
         }
     }
 
@@ -149,6 +153,7 @@ impl Engine {
             Effect::ClearHash => self.with_searcher(|se| se.clear()),
             Effect::LoadBook => notes.extend(self.load_book(&value)?),
             Effect::LoadTablebases => notes.extend(self.load_tablebases(&value)?),
+            Effect::LoadNetwork => notes.extend(self.load_network(&value)?),
         }
         (spec.set)(&mut self.settings, value);
         Ok(Applied {
@@ -196,6 +201,67 @@ impl Engine {
         Ok(notes)
     }
 
+    /// `EvalFile`: a file of exactly the network's size and layout; anything else is an error
+    /// and the network in use stays.
+    fn load_network(&mut self, value: &Value) -> Result<Option<String>, String> {
+        let Value::Text(path) = value else {
+            unreachable!()
+        };
+        if path.is_empty() {
+            self.network = crate::eval::nnue::network::embedded();
+            return Ok(Some("network: the embedded one".into()));
+        }
+        let refuse =
+            |why: String| format!("EvalFile {path} not used: {why}; the network stays as it was");
+        let bytes = crate::util::files::read_bounded(std::path::Path::new(path), FILE_BYTES as u64)
+            .map_err(refuse)?;
+        let net = Network::from_bytes(&bytes).map_err(|e| refuse(e.to_string()))?;
+        self.network = Arc::from(net);
+        Ok(Some(format!("network {path}: {} bytes", bytes.len())))
+    }
+
+    /// The options `bench` runs with: the search's switches and the evaluation in use (no
+    /// tables, full strength: the bench is the same work on every machine).
+    pub fn bench_options(&self) -> SearchOptions {
+        SearchOptions {
+            evaluation: setup::search_options(&self.settings, None, &self.network).evaluation,
+            ..self.settings.search.clone()
+        }
+    }
+
+    /// The static evaluation of the current position as the `eval` command shows it: the
+    /// network's value, the hand-crafted table, and last the value the search uses.
+    pub fn eval_report(&self) -> Vec<String> {
+        let pos = self.game.position();
+        let white = |stm: i32| match pos.side_to_move() {
+            crate::chess::Color::White => stm,
+            crate::chess::Color::Black => -stm,
+        };
+        let nnue = white(self.network.evaluate_from_scratch(pos));
+        let mut lines = vec![format!(
+            "NNUE evaluation: {:+.2} (white side)",
+            nnue as f64 / 100.0
+        )];
+        let table = crate::eval::trace(pos);
+        let (body, hce_final) = match table.trim_end().rsplit_once('\n') {
+            Some((body, last)) => (body.to_string(), last.to_string()),
+            None => (String::new(), table.clone()),
+        };
+        lines.extend(body.lines().map(str::to_string));
+        if self.settings.evaluation == "nnue" {
+            let known = crate::endgame::evaluate_known(pos).map(white);
+            let v = known.unwrap_or(nnue);
+            lines.push(format!(
+                "HCE: {}",
+                hce_final.trim_start_matches("Final evaluation: ")
+            ));
+            lines.push(format!("Final evaluation: {v:+} cp (white side)"));
+        } else {
+            lines.push(hce_final);
+        }
+        lines
+    }
+
     /// Finds the move for the current position within `limits` and returns at once: from the
     /// book when the book answers (a game's clock, the book on and knowing the position),
     /// else from a search on its own thread. `on_event` receives the reports; `on_done`
@@ -235,7 +301,7 @@ impl Engine {
             root,
             history: self.game.history().to_vec(),
             limits,
-            options: setup::search_options(&self.settings, self.tablebases.as_ref()),
+            options: setup::search_options(&self.settings, self.tablebases.as_ref(), &self.network),
         };
         self.search(job, on_event, on_done);
     }

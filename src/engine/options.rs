@@ -41,6 +41,8 @@ pub enum Effect {
     LoadTablebases,
     /// The protocol layer opens its transcript file (`Debug Log File`).
     OpenLog,
+    /// Read the network file (`EvalFile`).
+    LoadNetwork,
 }
 
 pub struct OptionSpec {
@@ -235,6 +237,22 @@ pub static OPTIONS: &[OptionSpec] = &[
         debug_log_file,
         Effect::OpenLog
     ),
+    OptionSpec {
+        name: "Evaluation",
+        kind: Kind::Combo {
+            choices: &["hce", "nnue"],
+        },
+        help: "the static evaluation: hce (hand-crafted) or nnue (the network of EvalFile)",
+        get: |s| Value::Text(s.evaluation.clone()),
+        set: |s, v| s.evaluation = text(v),
+        effect: Effect::None,
+    },
+    string!(
+        "EvalFile",
+        "network file for Evaluation nnue; empty = the embedded network",
+        eval_file,
+        Effect::LoadNetwork
+    ),
     // The lecture's improvements (README, "What each method is worth"); defaults follow
     // measurement.
     check!(
@@ -414,6 +432,9 @@ mod tests {
                     Value::Int(if d == max { *min } else { d + 1 })
                 }
                 (Kind::Text, _) => Value::Text("x".into()),
+                (Kind::Combo { choices }, Value::Text(d)) => {
+                    Value::Text(choices.iter().find(|c| **c != d).unwrap().to_string())
+                }
                 (Kind::Button, _) => continue,
                 (kind, v) => panic!("{}: {kind:?} with default {v:?}", spec.name),
             };

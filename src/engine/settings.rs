@@ -28,6 +28,10 @@ pub struct Settings {
     pub limit_strength: bool,
     pub uci_elo: u32,
     pub debug_log_file: String,
+    /// `Evaluation`: `hce` or `nnue`.
+    pub evaluation: String,
+    /// `EvalFile`: empty = the embedded network.
+    pub eval_file: String,
 }
 
 impl Default for Settings {
@@ -49,6 +53,8 @@ impl Default for Settings {
             limit_strength: false,
             uci_elo: 1500,
             debug_log_file: String::new(),
+            evaluation: "hce".to_string(),
+            eval_file: String::new(),
         }
     }
 }

@@ -6,6 +6,8 @@ use super::settings::Settings;
 use crate::book::{self, Book};
 use crate::chess::game::Game;
 use crate::chess::Move;
+use crate::eval::nnue::Network;
+use crate::eval::EvalChoice;
 use crate::search::{Limits, SearchOptions, TablebaseProbing};
 use crate::tablebase::Tablebases;
 use std::sync::Arc;
@@ -98,8 +100,16 @@ pub fn tablebase_root_moves(
 
 /// The search options of one search: the settings' own, with the tables to probe and the
 /// strength limit filled in.
-pub fn search_options(settings: &Settings, tables: Option<&Arc<Tablebases>>) -> SearchOptions {
+pub fn search_options(
+    settings: &Settings,
+    tables: Option<&Arc<Tablebases>>,
+    network: &Arc<Network>,
+) -> SearchOptions {
     SearchOptions {
+        evaluation: match settings.evaluation.as_str() {
+            "nnue" => EvalChoice::Nnue(Arc::clone(network)),
+            _ => EvalChoice::Hce,
+        },
         tablebases: tables.map(|tables| TablebaseProbing {
             tables: Arc::clone(tables),
             probe_depth: settings.syzygy_probe_depth,

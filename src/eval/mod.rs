@@ -28,8 +28,10 @@ mod trace;
 pub mod tune;
 mod weights;
 
-use crate::chess::{Color, Position};
+use crate::chess::{Color, Move, Position};
+use nnue::{Network, NnueState};
 use pawns::PawnTable;
+use std::sync::Arc;
 use trace::NoTrace;
 
 pub use trace::trace;
@@ -56,45 +58,124 @@ pub fn evaluate(pos: &Position) -> i32 {
     from_side_to_move(pos, terms::evaluate_traced(pos, None, &mut NoTrace).white)
 }
 
+/// Which evaluation the search uses: the hand-crafted one, or a network.
+#[derive(Clone, Default)]
+pub enum EvalChoice {
+    #[default]
+    Hce,
+    Nnue(Arc<Network>),
+}
+
+impl PartialEq for EvalChoice {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (EvalChoice::Hce, EvalChoice::Hce) => true,
+            (EvalChoice::Nnue(a), EvalChoice::Nnue(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl std::fmt::Debug for EvalChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl EvalChoice {
+    /// `hce` or `nnue`, as the `Evaluation` option names them.
+    pub fn name(&self) -> &'static str {
+        match self {
+            EvalChoice::Hce => "hce",
+            EvalChoice::Nnue(_) => "nnue",
+        }
+    }
+}
+
 /// The evaluation as the search sees it: one per search thread, told about every move made
 /// along the line (`begin` at the root, then `on_move` / `on_null` with the ply they are
-/// played from), so that a backend can update its state incrementally. Known endgames come
-/// first, then the backend; the search keeps the result out of the mate range.
+/// played from), so that the network's accumulators follow the line incrementally. Known
+/// endgames come first, then the chosen backend; the search keeps the result out of the mate
+/// range.
 pub struct Evaluator {
     pawns: PawnTable,
+    /// The network's accumulator stack when `Evaluation` is `nnue`.
+    nnue: Option<NnueState>,
 }
 
 impl Evaluator {
     pub fn new() -> Evaluator {
         Evaluator {
             pawns: PawnTable::new(),
+            nnue: None,
+        }
+    }
+
+    /// Uses `choice` from now on (a new network allocates its stack once, here).
+    pub fn set_choice(&mut self, choice: &EvalChoice) {
+        match choice {
+            EvalChoice::Hce => self.nnue = None,
+            EvalChoice::Nnue(net) => {
+                if !self
+                    .nnue
+                    .as_ref()
+                    .is_some_and(|n| Arc::ptr_eq(n.network(), net))
+                {
+                    self.nnue = Some(NnueState::new(Arc::clone(net)));
+                }
+            }
         }
     }
 
     /// The search starts a line at `root` (ply 0).
     #[inline(always)]
-    pub fn begin(&mut self, _root: &Position) {}
+    pub fn begin(&mut self, root: &Position) {
+        if let Some(n) = &mut self.nnue {
+            n.reset(root);
+        }
+    }
 
     /// `m` is played from `parent` at `ply`; the child is at `ply + 1`.
     #[inline(always)]
-    pub fn on_move(&mut self, _ply: usize, _parent: &Position, _m: crate::chess::Move) {}
+    pub fn on_move(&mut self, ply: usize, parent: &Position, m: Move) {
+        if let Some(n) = &mut self.nnue {
+            n.push(ply, parent, m);
+        }
+    }
 
     /// A null move is played at `ply`.
     #[inline(always)]
-    pub fn on_null(&mut self, _ply: usize) {}
+    pub fn on_null(&mut self, ply: usize) {
+        if let Some(n) = &mut self.nnue {
+            n.push_null(ply);
+        }
+    }
 
-    /// The value of `pos`, the position at `ply` of the line, for the side to move. The same
-    /// as `evaluate(pos)`, with pawn structures cached.
+    /// The value of `pos`, the position at `ply` of the line, for the side to move.
     #[inline(always)]
-    pub fn evaluate(&mut self, pos: &Position, _ply: usize) -> i32 {
+    pub fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
         // Endgames with exact knowledge (KPK bitbase, mating technique) come first.
         if let Some(v) = crate::endgame::evaluate_known(pos) {
             return v;
         }
-        from_side_to_move(
-            pos,
-            terms::evaluate_traced(pos, Some(&mut self.pawns), &mut NoTrace).white,
-        )
+        match &self.nnue {
+            Some(n) => {
+                let v = n.evaluate(ply, pos.side_to_move());
+                // The incremental accumulators must equal a refresh at every node the search
+                // evaluates (tests/nnue_search.rs runs with this check on).
+                debug_assert_eq!(
+                    v,
+                    n.network().evaluate_from_scratch(pos),
+                    "{}",
+                    pos.to_fen()
+                );
+                v
+            }
+            None => from_side_to_move(
+                pos,
+                terms::evaluate_traced(pos, Some(&mut self.pawns), &mut NoTrace).white,
+            ),
+        }
     }
 
     /// Forgets the cached pawn structures (`ucinewgame`); never needed for correctness.

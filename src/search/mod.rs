@@ -90,6 +90,8 @@ pub struct SearchOptions {
     pub secondary_depth: u32,
     /// `UCI_LimitStrength` on: play at about this `UCI_Elo` (see `strength.rs`).
     pub strength_elo: Option<u32>,
+    /// `Evaluation` (and `EvalFile`): the hand-crafted evaluation or a network.
+    pub evaluation: crate::eval::EvalChoice,
 }
 
 impl Default for SearchOptions {
@@ -111,6 +113,7 @@ impl Default for SearchOptions {
             secondary_search: false,
             secondary_depth: 2,
             strength_elo: None,
+            evaluation: crate::eval::EvalChoice::Hce,
         }
     }
 }
@@ -368,6 +371,7 @@ impl Searcher {
             self.threads.push(ThreadData::new());
         }
         for td in &mut self.threads[..threads] {
+            td.eval.set_choice(&options.evaluation);
             td.keys.clear();
             td.keys.extend_from_slice(history);
             td.keys.resize(history.len() + score::MAX_PLY + 4, 0);

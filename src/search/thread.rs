@@ -8,6 +8,9 @@ use crate::chess::Move;
 use crate::eval::Evaluator;
 use std::sync::LazyLock;
 
+// The evaluator's per-ply state must reach past the deepest line (frames go to MAX_PLY + 3).
+const _: () = assert!(crate::eval::nnue::state::STACK_PLIES >= MAX_PLY + 4);
+
 /// What the search remembers about each ply of the current line.
 #[derive(Clone, Copy)]
 pub struct Frame {

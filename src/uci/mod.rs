@@ -206,8 +206,8 @@ impl Uci {
             Command::Quit => return Flow::Quit,
             Command::Display => self.display(),
             Command::Eval => {
-                for line in crate::eval::trace(self.engine.position()).lines() {
-                    self.out.line(line);
+                for line in self.engine.eval_report() {
+                    self.out.line(&line);
                 }
             }
             Command::Perft(depth) => self.perft(depth),
@@ -335,7 +335,7 @@ impl Uci {
 
     /// `bench [depth]`: the fixed benchmark, with the current search switches.
     fn bench(&mut self, depth: Option<u32>) {
-        let options = self.engine.settings().search.clone();
+        let options = self.engine.bench_options();
         let result = crate::search::bench::bench_with(depth, &options);
         self.out
             .line(&format!("{} nodes {} nps", result.nodes, result.nps));

@@ -1,5 +1,6 @@
 //! Small pieces the engine's parts and tools share.
 
+pub mod files;
 pub mod rng;
 
 pub use rng::Rng;

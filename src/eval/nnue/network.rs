@@ -33,6 +33,23 @@ const VALUES: usize = INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN + 1;
 /// Exact size of a network file.
 pub const FILE_BYTES: usize = (VALUES * 2).div_ceil(64) * 64;
 
+/// The network built into the binary (`nets/`, see its README for where it came from).
+const EMBEDDED: &[u8] = include_bytes!("../../../nets/brudno-gen0.nnue");
+const _: () = assert!(
+    EMBEDDED.len() == FILE_BYTES,
+    "nets/: the embedded network has the wrong size"
+);
+
+/// The embedded network, read once.
+pub fn embedded() -> std::sync::Arc<Network> {
+    static NET: std::sync::LazyLock<std::sync::Arc<Network>> = std::sync::LazyLock::new(|| {
+        Network::from_bytes(EMBEDDED)
+            .expect("the embedded network is valid (checked by a test)")
+            .into()
+    });
+    std::sync::Arc::clone(&NET)
+}
+
 /// The quantised network, aligned for vector loads.
 #[repr(C, align(64))]
 #[derive(Clone)]

@@ -26,11 +26,10 @@ use super::accumulator::Accumulator;
 use super::network::{Network, MAX_OUTPUT_WEIGHT};
 use super::simd::Backend;
 use crate::chess::{Color, Move, MoveDelta, Position};
-use crate::search::score::MAX_PLY;
 use std::sync::Arc;
 
-/// Slots in the stack: the search stops at `MAX_PLY`; the rest is margin.
-pub const STACK_PLIES: usize = MAX_PLY + 8;
+/// Slots in the stack: more than the search's deepest line (it checks this at compile time).
+pub const STACK_PLIES: usize = 136;
 
 #[derive(Clone)]
 pub struct NnueState {

@@ -1,0 +1,55 @@
+//! Reading a file a user named, safely: only a regular file, only up to a size that fits what
+//! it should hold, so that a device (`/dev/zero`), a FIFO or a huge file is a clear error at
+//! once rather than a read that never ends or fills memory.
+
+use std::io::Read;
+use std::path::Path;
+
+/// The contents of `path`, which must be a regular file of at most `max_bytes` bytes.
+pub fn read_bounded(path: &Path, max_bytes: u64) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if meta.is_dir() {
+        return Err("it is a folder, not a file".into());
+    }
+    if !meta.is_file() {
+        return Err("not a regular file (a device, a FIFO or a socket)".into());
+    }
+    if meta.len() > max_bytes {
+        return Err(format!(
+            "{} bytes, more than the {max_bytes} such a file can have",
+            meta.len()
+        ));
+    }
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    // The size may change between the check and the read: never read past the bound.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max_bytes + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(format!("grew past {max_bytes} bytes while being read"));
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folders_devices_and_big_files_are_refused() {
+        let dir = std::env::temp_dir();
+        assert!(read_bounded(&dir, 100).unwrap_err().contains("folder"));
+        if Path::new("/dev/zero").exists() {
+            assert!(read_bounded(Path::new("/dev/zero"), 100)
+                .unwrap_err()
+                .contains("not a regular file"));
+        }
+        let f = dir.join(format!("brudno-files-test-{}", std::process::id()));
+        std::fs::write(&f, [7u8; 10]).unwrap();
+        assert_eq!(read_bounded(&f, 10).unwrap(), vec![7u8; 10]);
+        assert!(read_bounded(&f, 9).unwrap_err().contains("more than"));
+        std::fs::remove_file(&f).unwrap();
+        assert!(read_bounded(&f, 9).is_err());
+    }
+}
