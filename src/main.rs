@@ -29,13 +29,6 @@ fn main() {
                 std::process::exit(1);
             }
         }
-        Some("tune") => {
-            // The evaluation tuner (src/eval/tune.rs): a developer's tool, not a command.
-            if let Err(e) = brudno::eval::tune::run(&args[1..]) {
-                eprintln!("tune: {e:#}");
-                std::process::exit(1);
-            }
-        }
         None => brudno::uci::Uci::new().run_stdin(),
         Some(_) => brudno::uci::Uci::new().run_lines(&brudno::uci::argv_to_lines(&args)),
     }

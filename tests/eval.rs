@@ -3,7 +3,8 @@
 //! endings scaled towards zero.
 
 use brudno::chess::{Color, Position};
-use brudno::eval::{evaluate, trace, Evaluator};
+use brudno::eval::hce::explain::explain as trace;
+use brudno::eval::{evaluate, Evaluator};
 
 const PERFT_EPD: &str = include_str!("data/perft.epd");
 const FRC_PERFT_EPD: &str = include_str!("data/frc-perft.epd");

@@ -731,7 +731,11 @@ fn help_and_version_on_the_command_line_exit_at_once() {
 fn bad_network_files_are_errors_and_the_network_in_use_stays() {
     let dir = std::env::temp_dir().join(format!("brudno-evalfile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let net = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/nets/brudno-gen0.nnue")).unwrap();
+    let net = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/nets/brudno-gen0.nnue"
+    ))
+    .unwrap();
     let cut = dir.join("cut.nnue");
     std::fs::write(&cut, &net[..net.len() / 2]).unwrap();
     let long = dir.join("long.nnue");
@@ -746,7 +750,12 @@ fn bad_network_files_are_errors_and_the_network_in_use_stays() {
     gui.send("position startpos moves e2e4");
     gui.send("eval");
     let before = gui.sync();
-    let final_line = |lines: &[String]| lines.iter().find(|l| l.starts_with("Final evaluation")).cloned();
+    let final_line = |lines: &[String]| {
+        lines
+            .iter()
+            .find(|l| l.starts_with("Final evaluation"))
+            .cloned()
+    };
     for bad in [
         dir.join("missing.nnue"),
         dir.clone(),

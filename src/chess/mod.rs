@@ -24,4 +24,4 @@ pub use movegen::GenType;
 pub use moves::{Move, MoveKind, MoveList};
 pub use outcome::Outcome;
 pub use position::{CastleSide, Position};
-pub use types::{Color, Piece, PieceType, Square};
+pub use types::{Color, Piece, PieceType, Square, PIECE_VALUES};

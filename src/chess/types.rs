@@ -44,6 +44,11 @@ impl Color {
     }
 }
 
+/// Centipawn values of pawn, knight, bishop, rook, queen, king: the conventional scale, for
+/// exchange evaluation and move ordering (SEE, MVV-LVA) and for recognising endings. Fixed
+/// on purpose: the evaluation's own (tuned) material values live with its other weights.
+pub const PIECE_VALUES: [i32; 6] = [100, 320, 330, 500, 900, 0];
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum PieceType {

@@ -18,7 +18,7 @@ use crate::chess::{Bitboard, Color, PieceType, Position, Square};
 /// Base score of a won ending (well above any normal evaluation, well below mate scores).
 pub const KNOWN_WIN: i32 = 10_000;
 
-const VALUES: [i32; 5] = [100, 320, 330, 500, 900]; // pawn .. queen
+use crate::chess::PIECE_VALUES as VALUES;
 
 /// Chebyshev distance.
 fn distance(a: Square, b: Square) -> i32 {

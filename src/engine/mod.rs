@@ -242,7 +242,7 @@ impl Engine {
             "NNUE evaluation: {:+.2} (white side)",
             nnue as f64 / 100.0
         )];
-        let table = crate::eval::trace(pos);
+        let table = crate::eval::hce::explain::explain(pos);
         let (body, hce_final) = match table.trim_end().rsplit_once('\n') {
             Some((body, last)) => (body.to_string(), last.to_string()),
             None => (String::new(), table.clone()),

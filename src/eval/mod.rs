@@ -1,45 +1,16 @@
-//! Static evaluation e(p): what a position is worth when the search stops.
-//!
-//! A hand-crafted, tapered evaluation: every term is a (middlegame, endgame) weight times a count
-//! from the position, summed for each side; the two halves are blended by the game phase
-//! (non-pawn material) and the result is scaled down in drawish endings. The weights live in
-//! `weights.rs`, written by the Texel tuner in `tune.rs`; `params.rs` says which is which.
-//!
-//! - `terms.rs`: the terms themselves (material, piece squares, mobility, king safety, pieces,
-//!   threats, passed pawns, tempo) and the endgame scaling;
-//! - `pawns.rs`: pawn structure, cached in a pawn table by `Evaluator`;
-//! - `params.rs` / `weights.rs`: the layout of the weight table and its (generated) values;
-//! - `score.rs`: the packed middlegame/endgame pair; `masks.rs`: square sets;
-//! - `trace.rs`: the `eval` command's table;
-//! - `tune.rs` (with `pgn.rs`): the Texel tuner behind `brudno tune`.
-//!
-//! Nothing is updated incrementally: `Position` (copy-make, in the rules core) carries no
-//! evaluation accumulator, and material plus piece squares from scratch are one table lookup per
-//! piece. Pawn structure is cached instead.
+//! Static evaluation e(p): what a position is worth when the search stops. Two backends sit
+//! side by side behind one `Evaluator` per search thread: the lecture's hand-crafted
+//! evaluation (`hce/`) and an efficiently updatable neural network trained on Brudno's own
+//! games (`nnue/`); the `Evaluation` option chooses. Known endgames (`src/endgame/`) come
+//! first for both.
 
-mod masks;
+pub mod hce;
 pub mod nnue;
-pub mod params;
-mod pawns;
-mod pgn;
-pub mod score;
-mod terms;
-mod trace;
-pub mod tune;
-mod weights;
 
 use crate::chess::{Color, Move, Position};
+use hce::pawns::PawnTable;
 use nnue::{Network, NnueState};
-use pawns::PawnTable;
 use std::sync::Arc;
-use trace::NoTrace;
-
-pub use trace::trace;
-
-/// Centipawn values of pawn, knight, bishop, rook, queen, king, for exchange evaluation and
-/// move ordering (SEE, MVV-LVA) and for recognising endings. Static on purpose: the tuned
-/// middlegame/endgame values live with the other weights.
-pub const PIECE_VALUES: [i32; 6] = [100, 320, 330, 500, 900, 0];
 
 #[inline(always)]
 pub(crate) fn from_side_to_move(pos: &Position, white: i32) -> i32 {
@@ -49,13 +20,10 @@ pub(crate) fn from_side_to_move(pos: &Position, white: i32) -> i32 {
     }
 }
 
-/// The evaluation in centipawns from the side to move's point of view. Equal to what an
-/// `Evaluator` returns, without its pawn table.
+/// The hand-crafted evaluation in centipawns from the side to move's point of view, known
+/// endgames first: what an `Evaluator` on `hce` returns, without its pawn table.
 pub fn evaluate(pos: &Position) -> i32 {
-    if let Some(v) = crate::endgame::evaluate_known(pos) {
-        return v;
-    }
-    from_side_to_move(pos, terms::evaluate_traced(pos, None, &mut NoTrace).white)
+    crate::endgame::evaluate_known(pos).unwrap_or_else(|| hce::evaluate(pos, None))
 }
 
 /// Which evaluation the search uses: the hand-crafted one, or a network.
@@ -171,10 +139,7 @@ impl Evaluator {
                 );
                 v
             }
-            None => from_side_to_move(
-                pos,
-                terms::evaluate_traced(pos, Some(&mut self.pawns), &mut NoTrace).white,
-            ),
+            None => hce::evaluate(pos, Some(&mut self.pawns)),
         }
     }
 

@@ -15,8 +15,8 @@
 use super::history::{Histories, PieceTo};
 use super::see::see_ge;
 use crate::chess::legality::{is_legal, is_noisy};
+use crate::chess::PIECE_VALUES;
 use crate::chess::{GenType, Move, MoveList, PieceType, Position};
-use crate::eval::PIECE_VALUES;
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 pub enum Stage {

@@ -10,8 +10,8 @@ use super::see::see_ge;
 use super::worker::{NodeBest, Worker};
 use super::Bound;
 use crate::chess::legality::gives_check;
+use crate::chess::PIECE_VALUES;
 use crate::chess::{GenType, Move, MoveList, Position};
-use crate::eval::PIECE_VALUES;
 
 /// Delta pruning: the margin over the captured piece's value.
 const DELTA_MARGIN: i32 = 200;

@@ -2,8 +2,8 @@
 //! each side recapturing with its least valuable piece and free to stop when behind.
 //! X-rays (a rook behind a rook) join as the pieces in front leave. Pins are ignored.
 
+use crate::chess::PIECE_VALUES;
 use crate::chess::{attacks, Bitboard, Move, MoveKind, PieceType, Position};
-use crate::eval::PIECE_VALUES;
 
 #[inline(always)]
 fn value(t: PieceType) -> i32 {

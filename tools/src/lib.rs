@@ -1,4 +1,6 @@
 //! Brudno's offline tools as a library, so that the integration tests (and later tools) can
 //! call them in-process; `main.rs` is only the command-line front.
 
+pub mod pgn;
 pub mod train;
+pub mod tune;

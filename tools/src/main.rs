@@ -14,6 +14,11 @@ const COMMANDS: &[(&str, &str, Command)] = &[
         brudno_tools::train::command,
     ),
     (
+        "tune",
+        "Texel-tune the hand-crafted evaluation's weights (tune --help)",
+        brudno_tools::tune::run,
+    ),
+    (
         "quantise",
         "write a training checkpoint as an engine network file (quantise --help)",
         brudno_tools::train::quantise_command,

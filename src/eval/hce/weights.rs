@@ -1,12 +1,12 @@
-//! Evaluation weights, written by `brudno tune` (see `tune.rs`; layout in `params.rs`).
+//! Evaluation weights, written by `brudno-tools tune` (tools/src/tune.rs; layout in `params.rs`).
 //! Hand edits are fine, but the next tuning run overwrites this file.
 //! Tuned on tcec-quiet-labeled.epd.gz and plies 4-16 of games.pgn.gz (2 per game): 283169 positions, 10% held out.
 //! K = 0.9362, 3000 epochs of Adam (lr 1, l2 0e0, smooth 1e-9), middlegame material held.
 //! Mean squared error before: train 0.087984, held-out 0.087074; after: train 0.075018, held-out 0.073985.
-//! Command: brudno tune --from-seed --pgn ../shared/data/games.pgn.gz --smooth 1e-9 --hold-material
+//! Command: brudno-tools tune --from-seed --pgn ../shared/data/games.pgn.gz --smooth 1e-9 --hold-material
 
+use super::packed::S;
 use super::params::NUM_WEIGHTS;
-use super::score::S;
 
 const fn s(mg: i32, eg: i32) -> S {
     S::new(mg, eg)

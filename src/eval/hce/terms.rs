@@ -5,21 +5,21 @@
 use super::masks::{
     attack_span, distance, file, forward_file, king_zone, pawn_attacks, push, same_colour_squares,
 };
+use super::packed::S;
 use super::params::*;
 use super::pawns::{evaluate_pawns, PawnTable};
-use super::score::S;
 use super::trace::Trace;
 use super::weights::WEIGHTS;
-use super::PIECE_VALUES;
+use crate::chess::PIECE_VALUES;
 use crate::chess::{attacks, Bitboard, Color, PieceType, Position, Square};
 
 use PieceType::{Bishop, King, Knight, Pawn, Queen, Rook};
 
 /// Phase weight of each piece type: 24 with all pieces on the board, 0 with kings and pawns only.
 const PHASE_WEIGHT: [i32; 6] = [0, 1, 1, 2, 4, 0];
-pub(crate) const MAX_PHASE: i32 = 24;
+pub const MAX_PHASE: i32 = 24;
 /// Endgame scale factors are in 128ths.
-pub(crate) const SCALE_NORMAL: i32 = 128;
+pub const SCALE_NORMAL: i32 = 128;
 /// Evaluations stay well inside this, far from mate scores.
 pub(crate) const EVAL_LIMIT: i32 = 15_000;
 
@@ -30,7 +30,7 @@ const CHECK_UNITS: [i32; 6] = [0, 3, 2, 3, 3, 0];
 
 /// The evaluation split into what blending needs; `white` is the result from white's side.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Breakdown {
+pub struct Breakdown {
     pub score: S,
     pub phase: i32,
     pub scale: i32,
@@ -40,7 +40,7 @@ pub(crate) struct Breakdown {
 /// Blends middlegame and endgame by phase, and scales the result down in drawish endings (all of
 /// it: in a dead draw with a minor piece left the middlegame share is not small).
 #[inline(always)]
-pub(crate) fn blend(score: S, phase: i32, scale: i32) -> i32 {
+pub fn blend(score: S, phase: i32, scale: i32) -> i32 {
     (score.mg() * phase + score.eg() * (MAX_PHASE - phase)) * scale / SCALE_NORMAL / MAX_PHASE
 }
 
@@ -399,7 +399,7 @@ fn non_pawn_material(pos: &Position, c: Color) -> i32 {
 }
 
 /// How much of the endgame score the stronger side can hope to keep, in 128ths.
-pub(crate) fn endgame_scale(pos: &Position, score: S) -> i32 {
+pub fn endgame_scale(pos: &Position, score: S) -> i32 {
     // The side ahead in the endgame (in the middlegame on a tie, so mirrored positions agree).
     let lead = if score.eg() != 0 {
         score.eg()
@@ -474,7 +474,7 @@ pub(crate) fn endgame_scale(pos: &Position, score: S) -> i32 {
 
 /// Evaluates `pos` (white's view in `Breakdown::white`), feeding every term to `trace`. The pawn
 /// table, when given, is used only when nothing is traced.
-pub(crate) fn evaluate_traced<T: Trace>(
+pub fn evaluate_traced<T: Trace>(
     pos: &Position,
     pawn_table: Option<&mut PawnTable>,
     trace: &mut T,

@@ -7,28 +7,28 @@
 //! by full-batch Adam, on as many threads as asked. K is fitted first, with the starting weights,
 //! and kept: it ties the centipawn scale to the data.
 //!
-//! `brudno tune [options]` (see `USAGE`) reads EPD lines `FEN c9 "1-0";` (gzip is read through
-//! `gzip -dc`), holds out a part of the games, tunes and rewrites `src/eval/weights.rs`.
+//! `brudno-tools tune [options]` (see `USAGE`) reads EPD lines `FEN c9 "1-0";` (gzip is read through
+//! `gzip -dc`), holds out a part of the games, tunes and rewrites `src/eval/hce/weights.rs`.
 
-use super::params::*;
-use super::score::S;
-use super::terms::{evaluate_traced, MAX_PHASE, SCALE_NORMAL};
-use super::trace::Trace;
-use super::weights::WEIGHTS;
-use crate::chess::{Color, Position};
 use anyhow::{bail, Context, Result};
+use brudno::chess::{Color, Position};
+use brudno::eval::hce::packed::S;
+use brudno::eval::hce::params::*;
+use brudno::eval::hce::terms::{evaluate_traced, MAX_PHASE, SCALE_NORMAL};
+use brudno::eval::hce::trace::Trace;
+use brudno::eval::hce::weights::WEIGHTS;
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read};
 use std::time::Instant;
 
 pub const USAGE: &str = "\
-brudno tune [options]
+brudno-tools tune [options]
   --data PATH        labelled EPD, plain or .gz (default ../shared/data/texel/tcec-quiet-labeled.epd.gz)
   --pgn PATH         also take early positions from these games (plain or .gz), labelled with
                      the game result; the EPD set starts at ply 16, so this covers the opening
   --pgn-plies A-B    plies (moves played) the PGN positions are taken from (default 4-16)
   --pgn-per-game N   positions taken per game, at random among the quiet ones (default 2)
-  --out PATH         where to write the weights (default src/eval/weights.rs)
+  --out PATH         where to write the weights (default src/eval/hce/weights.rs)
   --epochs N         full-batch Adam steps (default 3000)
   --lr X             Adam step size in centipawns (default 1.0; decays to a tenth)
   --threads N        worker threads (default 2)
@@ -74,7 +74,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         pgn: None,
         pgn_plies: (4, 16),
         pgn_per_game: 2,
-        out: "src/eval/weights.rs".into(),
+        out: "src/eval/hce/weights.rs".into(),
         epochs: 3000,
         lr: 1.0,
         threads: 2,
@@ -232,7 +232,7 @@ fn read_lines(path: &str, limit: Option<usize>) -> Result<Vec<String>> {
 /// not just after a capture, and the move played next is no capture or promotion. A few per
 /// game, picked by a fixed hash so runs repeat.
 fn pgn_lines(path: &str, plies: (usize, usize), per_game: usize) -> Result<Vec<String>> {
-    let (games, bad) = super::pgn::read_games(read_lines(path, None)?.into_iter());
+    let (games, bad) = crate::pgn::read_games(read_lines(path, None)?.into_iter());
     let mut out = Vec::new();
     for (g, game) in games.iter().enumerate() {
         let mut pos = Position::startpos();
@@ -456,13 +456,13 @@ const PIECE_NAMES: [&str; 6] = ["pawn", "knight", "bishop", "rook", "queen", "ki
 /// The text of `weights.rs` for these weights.
 fn render(weights: &[S], header: &str) -> String {
     let mut out = String::new();
-    out.push_str("//! Evaluation weights, written by `brudno tune` (see `tune.rs`; layout in `params.rs`).\n");
+    out.push_str("//! Evaluation weights, written by `brudno-tools tune` (tools/src/tune.rs; layout in `params.rs`).\n");
     out.push_str("//! Hand edits are fine, but the next tuning run overwrites this file.\n");
     for line in header.lines() {
         let _ = writeln!(out, "//! {line}");
     }
     out.push_str(
-        "\nuse super::params::NUM_WEIGHTS;\nuse super::score::S;\n\n\
+        "\nuse super::packed::S;\nuse super::params::NUM_WEIGHTS;\n\n\
          const fn s(mg: i32, eg: i32) -> S {\n    S::new(mg, eg)\n}\n\n\
          #[rustfmt::skip]\npub static WEIGHTS: [S; NUM_WEIGHTS] = [\n",
     );
@@ -662,7 +662,7 @@ fn trace_parallel(lines: &[String], threads: usize) -> (Set, usize) {
     (set, bad)
 }
 
-/// `brudno tune ...`: see `USAGE`.
+/// `brudno-tools tune ...`: see `USAGE`.
 pub fn run(args: &[String]) -> Result<()> {
     let o = parse_args(args)?;
     let start_weights = if o.from_seed || o.write_seed {
@@ -823,7 +823,7 @@ pub fn run(args: &[String]) -> Result<()> {
         "Tuned on {sources}: {} positions, {}% held out.\n\
          K = {k:.4}, {} epochs of Adam (lr {}, l2 {:e}, smooth {:e}){}{}.\n\
          Mean squared error before: train {:.6}, held-out {:.6}; after: train {:.6}, held-out {:.6}.\n\
-         Command: brudno tune {}",
+         Command: brudno-tools tune {}",
         train.samples.len() + test.samples.len(),
         o.holdout,
         o.epochs,

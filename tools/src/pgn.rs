@@ -1,16 +1,16 @@
 //! Just enough PGN for the tuner: games from the standard start position, moves in SAN, no
 //! comments or variations needed (they are skipped if present).
 
-use crate::chess::{Move, MoveKind, PieceType, Position, Square};
+use brudno::chess::{Move, MoveKind, PieceType, Position, Square};
 
 /// One game: its moves from the start position and the result from white's side.
-pub(crate) struct Game {
+pub struct Game {
     pub moves: Vec<Move>,
     pub result: f32,
 }
 
 /// The legal move a SAN token names (`e4`, `Nbd2`, `exd6`, `e8=Q+`, `O-O-O`), if exactly one.
-pub(crate) fn parse_san(pos: &Position, san: &str) -> Option<Move> {
+pub fn parse_san(pos: &Position, san: &str) -> Option<Move> {
     let san = san.trim_end_matches(['+', '#', '!', '?']);
     let moves = pos.legal_moves();
     if san == "O-O" || san == "0-0" || san == "O-O-O" || san == "0-0-0" {
@@ -69,7 +69,7 @@ pub(crate) fn parse_san(pos: &Position, san: &str) -> Option<Move> {
 }
 
 /// Reads games from PGN text, skipping (and counting) those that do not replay.
-pub(crate) fn read_games(text: impl Iterator<Item = String>) -> (Vec<Game>, usize) {
+pub fn read_games(text: impl Iterator<Item = String>) -> (Vec<Game>, usize) {
     let mut games = Vec::new();
     let mut bad = 0;
     let mut result: Option<f32> = None;

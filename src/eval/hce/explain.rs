@@ -1,28 +1,14 @@
-//! Seeing inside the evaluation: the `Trace` hook every term goes through, and the `eval`
-//! command's table built on it.
+//! Seeing inside the hand-crafted evaluation: the `eval` command's table, built on the
+//! `Trace` hook that every term goes through.
 
-use super::from_side_to_move;
+use super::packed::S;
 use super::params::{group_of, Term};
-use super::score::S;
 use super::terms::{blend, evaluate_traced, MAX_PHASE, SCALE_NORMAL};
+use super::trace::Trace;
 use super::weights::WEIGHTS;
 use crate::chess::{Color, Position};
+use crate::eval::from_side_to_move;
 use std::fmt::Write;
-
-/// Receives each term as it is added: `count` times weight `index`, for colour `c`.
-pub(crate) trait Trace {
-    /// False lets the compiler drop every call (the search's evaluation).
-    const ACTIVE: bool;
-    fn add(&mut self, c: Color, index: usize, count: i32);
-}
-
-pub(crate) struct NoTrace;
-
-impl Trace for NoTrace {
-    const ACTIVE: bool = false;
-    #[inline(always)]
-    fn add(&mut self, _: Color, _: usize, _: i32) {}
-}
 
 /// Sums per row of the table and colour.
 struct TermTrace {
@@ -44,7 +30,7 @@ impl Trace for TermTrace {
 /// endgame, blended by the position's phase and endgame scale), in centipawns from white's side.
 /// The last line is `Final evaluation: <±cp> cp (white side)`, the value `evaluate` returns
 /// turned to white's view.
-pub fn trace(pos: &Position) -> String {
+pub fn explain(pos: &Position) -> String {
     let mut t = TermTrace {
         sums: [[S::ZERO; 2]; Term::ALL.len()],
     };

@@ -4,21 +4,21 @@
 //! remembered too, since their dynamic terms (king distances, free path) are evaluated each time.
 
 use super::masks::{adjacent_files, attack_span, forward_file, passed_span, pawn_attacks};
+use super::packed::S;
 use super::params::*;
-use super::score::S;
 use super::trace::Trace;
 use super::weights::WEIGHTS;
 use crate::chess::{attacks, Bitboard, Color, PieceType, Position};
 
 /// What the pawn terms give: their score (white minus black) and the passed pawns of both sides.
 #[derive(Clone, Copy, Default)]
-pub(crate) struct PawnInfo {
+pub struct PawnInfo {
     pub score: S,
     pub passed: Bitboard,
 }
 
 /// Evaluates the pawn-only terms of both colours.
-pub(crate) fn evaluate_pawns<T: Trace>(pos: &Position, trace: &mut T) -> PawnInfo {
+pub fn evaluate_pawns<T: Trace>(pos: &Position, trace: &mut T) -> PawnInfo {
     let mut info = PawnInfo::default();
     for c in Color::ALL {
         let them = c.flip();
@@ -85,7 +85,7 @@ const _: () = assert!(std::mem::size_of::<Entry>() == 32);
 
 /// A direct-mapped cache of `evaluate_pawns` keyed by the two pawn sets themselves, so a hit is
 /// never a collision. An empty slot (no pawns, score zero) is a correct entry too.
-pub(crate) struct PawnTable {
+pub struct PawnTable {
     entries: Box<[Entry]>,
 }
 
