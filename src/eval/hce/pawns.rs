@@ -91,6 +91,12 @@ pub struct PawnTable {
 
 const TABLE_BITS: u32 = 14; // 16384 entries, 512 KiB
 
+impl Default for PawnTable {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl PawnTable {
     pub fn new() -> PawnTable {
         PawnTable {
