@@ -778,3 +778,49 @@ fn bad_network_files_are_errors_and_the_network_in_use_stays() {
     gui.until("bestmove");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `brudno "genfens N seed S book B " "quit"`, as an OpenBench worker runs it.
+fn genfens(args: &[&str]) -> Vec<String> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_brudno"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            l.strip_prefix("info string genfens ")
+                .unwrap_or_else(|| panic!("unexpected line {l}"))
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn genfens_gives_legal_playable_reproducible_openings() {
+    let a = genfens(&["genfens 12 seed 5 book None ", "quit"]);
+    assert_eq!(a.len(), 12);
+    assert_eq!(a, genfens(&["genfens 12 seed 5 book None ", "quit"]));
+    assert_ne!(a, genfens(&["genfens 12 seed 6 book None ", "quit"]));
+    let book = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/frc-perft.epd");
+    let from_book = genfens(&[&format!("genfens 6 seed 1 book {book} dfrc"), "quit"]);
+    assert_eq!(from_book.len(), 6);
+    for fen in a.iter().chain(&from_book) {
+        assert_eq!(fen.split_whitespace().count(), 6, "{fen}");
+        let pos = Position::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        assert!(pos.has_legal_move(), "{fen}");
+        assert_eq!(pos.to_fen(), *fen);
+    }
+    // A book that is not there is an error line, and the engine goes on.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_brudno"))
+        .args(["genfens 3 seed 1 book /no/such/book.epd", "isready"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("info string error: genfens:") && text.contains("readyok"),
+        "{text}"
+    );
+}

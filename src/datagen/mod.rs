@@ -187,7 +187,7 @@ pub fn run(settings: Settings) -> Result<()> {
         .with_context(|| format!("datagen: cannot create {}", settings.out.display()))?;
     check_settings_file(&settings)?;
     let openings = match &settings.openings {
-        Some(p) => read_openings(p)?,
+        Some(p) => read_openings(p).context("datagen")?,
         None => Vec::new(),
     };
     let tablebases = match &settings.syzygy {
@@ -323,9 +323,13 @@ fn resume_stream(path: &Path) -> Result<u64> {
     Ok(games as u64)
 }
 
+/// Openings files (EPD or FEN lines) may be large books, but not endless.
+const MAX_OPENINGS_BYTES: u64 = 4 << 30;
+
 fn read_openings(path: &Path) -> Result<Vec<Position>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("datagen: cannot read {}", path.display()))?;
+    let bytes = crate::util::files::read_bounded(path, MAX_OPENINGS_BYTES)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    let text = String::from_utf8_lossy(&bytes);
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -340,13 +344,43 @@ fn read_openings(path: &Path) -> Result<Vec<Position>> {
             fields[..fields.len().min(4)].join(" ")
         };
         let pos = Position::from_fen(&fen)
-            .map_err(|e| anyhow::anyhow!("datagen: {} line {}: {e}", path.display(), i + 1))?;
+            .map_err(|e| anyhow::anyhow!("{} line {}: {e}", path.display(), i + 1))?;
         out.push(pos);
     }
     if out.is_empty() {
-        bail!("datagen: {} holds no position", path.display());
+        bail!("{} holds no position", path.display());
     }
     Ok(out)
+}
+
+/// OpenBench's `genfens`: `count` openings for data generation on other machines, the same
+/// for the same seed, each handed to `emit` as a FEN as soon as it is found. Like datagen's:
+/// random plies (8 or 9 from the start position or a random Chess960 start; 2 or 3 on top of
+/// a random position of `book`), kept when a verification search scores them within ±1000 cp.
+pub fn genfens(
+    count: u64,
+    seed: u64,
+    book: Option<&str>,
+    chess960: bool,
+    mut emit: impl FnMut(&str),
+) -> Result<()> {
+    let openings = match book {
+        Some(path) => read_openings(Path::new(path))?,
+        None => Vec::new(),
+    };
+    let settings = Settings {
+        chess960,
+        random_plies: if openings.is_empty() { 8 } else { 2 },
+        hash_mb: 8,
+        ..Settings::default()
+    };
+    let mut player = GamePlayer::new(&settings, None);
+    for i in 0..count {
+        let mut rng = Rng::derive(seed, &[i]);
+        let game = player.opening(&mut rng, &openings);
+        emit(&game.position().to_fen());
+    }
+    Ok(())
 }
 
 /// Plays stream `k`'s games from game `next` on, appending each whole game to its file.

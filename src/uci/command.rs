@@ -53,6 +53,13 @@ pub enum Command {
     Eval,
     Perft(u32),
     Bench(Option<u32>),
+    /// OpenBench's `genfens N seed S book <None|file> [extra]`: openings for data generation.
+    GenFens {
+        count: u64,
+        seed: u64,
+        book: Option<String>,
+        extra: String,
+    },
     Help,
     /// Blank line: ignored.
     Empty,
@@ -81,6 +88,7 @@ pub fn parse(line: &str) -> Command {
                 _ => invalid(line, "perft needs a depth: perft N"),
             }
         }
+        "genfens" => return parse_genfens(line),
         "bench" => {
             return match words.next().map(str::parse::<u32>) {
                 None => Command::Bench(None),
@@ -117,13 +125,68 @@ fn invalid(line: &str, reason: &str) -> Command {
     }
 }
 
+/// `genfens N seed S book <None|path> [extra…]`: N and S numbers, the book optional (`None`
+/// or missing: none), the rest kept as it came.
+fn parse_genfens(line: &str) -> Command {
+    let words: Vec<&str> = line.split_ascii_whitespace().collect();
+    let usage = "genfens N seed S book <None|file.epd> [extra]";
+    let Some(Ok(count)) = words.get(1).map(|w| w.parse::<u64>()) else {
+        return invalid(line, &format!("genfens needs a count: {usage}"));
+    };
+    let mut seed = 0;
+    let mut book = None;
+    let mut extra = Vec::new();
+    let mut i = 2;
+    while i < words.len() {
+        match (words[i], words.get(i + 1)) {
+            ("seed", Some(s)) => match s.parse() {
+                Ok(n) => seed = n,
+                Err(_) => return invalid(line, &format!("genfens: seed '{s}' is not a number")),
+            },
+            ("book", Some(b)) => book = (!b.eq_ignore_ascii_case("none")).then(|| b.to_string()),
+            (w, _) => {
+                extra.push(w);
+                i += 1;
+                continue;
+            }
+        }
+        i += 2;
+    }
+    Command::GenFens {
+        count,
+        seed,
+        book,
+        extra: extra.join(" "),
+    }
+}
+
+thread_local! {
+    /// Set while vampirc-uci reads a line on this thread: its panics are expected and quiet.
+    static IN_VAMPIRC: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// One panic hook for the process, installed once: quiet for vampirc-uci's expected panics
+/// on the protocol thread, the default report for every other panic (a search thread's
+/// included).
+fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let default = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if !IN_VAMPIRC.with(|v| v.get()) {
+                default(info);
+            }
+        }));
+    });
+}
+
 /// The vampirc-uci reading of a line, if it parsed and models everything the line says.
 fn parse_with_vampirc(line: &str) -> Option<Command> {
     // vampirc-uci unwraps its number conversions; a panic there means "not parsable".
-    let previous_hook = panic::take_hook();
-    panic::set_hook(Box::new(|_| {}));
+    install_panic_hook();
+    IN_VAMPIRC.with(|v| v.set(true));
     let parsed = panic::catch_unwind(AssertUnwindSafe(|| vampirc_uci::parse_one(line)));
-    panic::set_hook(previous_hook);
+    IN_VAMPIRC.with(|v| v.set(false));
     let msg = parsed.ok()?;
     Some(match msg {
         UciMessage::Uci => Command::Uci,
@@ -434,6 +497,25 @@ mod tests {
         assert_eq!(parse("d"), Command::Display);
         assert_eq!(parse("perft 3"), Command::Perft(3));
         assert_eq!(parse("bench"), Command::Bench(None));
+        assert_eq!(
+            parse("genfens 10 seed 42 book None "),
+            Command::GenFens {
+                count: 10,
+                seed: 42,
+                book: None,
+                extra: String::new()
+            }
+        );
+        assert_eq!(
+            parse("genfens 3 seed 7 book books/a.epd dfrc"),
+            Command::GenFens {
+                count: 3,
+                seed: 7,
+                book: Some("books/a.epd".into()),
+                extra: "dfrc".into()
+            }
+        );
+        assert!(matches!(parse("genfens many"), Command::Invalid { .. }));
         assert_eq!(parse("bench 7"), Command::Bench(Some(7)));
         assert!(matches!(parse("bench x"), Command::Invalid { .. }));
         assert!(matches!(parse("xyzzy"), Command::Invalid { .. }));

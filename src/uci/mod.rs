@@ -212,6 +212,12 @@ impl Uci {
             }
             Command::Perft(depth) => self.perft(depth),
             Command::Bench(depth) => self.bench(depth),
+            Command::GenFens {
+                count,
+                seed,
+                book,
+                extra,
+            } => self.genfens(count, seed, book.as_deref(), &extra),
             Command::Help => self.help(),
             Command::Empty => {}
             Command::Invalid { line, reason } => {
@@ -341,6 +347,20 @@ impl Uci {
             .line(&format!("{} nodes {} nps", result.nodes, result.nps));
     }
 
+    /// OpenBench's opening generation: `count` playable openings, one `info string genfens
+    /// <FEN>` line each as soon as it is found (a worker waits at most 15 s between two).
+    fn genfens(&self, count: u64, seed: u64, book: Option<&str>, extra: &str) {
+        let chess960 = extra
+            .split_ascii_whitespace()
+            .any(|w| matches!(w.to_ascii_lowercase().as_str(), "frc" | "dfrc" | "chess960"));
+        let result = crate::datagen::genfens(count, seed, book, chess960, |fen| {
+            self.out.info_string(&format!("genfens {fen}"));
+        });
+        if let Err(e) = result {
+            self.error(&format!("genfens: {e:#}"));
+        }
+    }
+
     fn display(&self) {
         for line in format::board(self.engine.position(), self.engine.settings().chess960) {
             self.out.line(&line);
@@ -420,6 +440,10 @@ pub fn argv_to_lines(args: &[String]) -> Vec<String> {
             format!("position fen {}", args[2..].join(" ")),
             format!("perft {}", args[1]),
         ];
+    }
+    // OpenBench: `brudno "genfens 10 seed 1 book None " "quit"`: each argument a command.
+    if args.len() > 1 && args.iter().any(|a| a.trim().contains(char::is_whitespace)) {
+        return args.to_vec();
     }
     vec![args.join(" ")]
 }
