@@ -824,3 +824,82 @@ fn genfens_gives_legal_playable_reproducible_openings() {
         "{text}"
     );
 }
+
+#[test]
+fn a_hash_the_machine_cannot_give_is_an_error_and_the_engine_goes_on() {
+    let mut gui = Gui::start();
+    gui.send("setoption name Hash value 32");
+    gui.send("setoption name Hash value 65536");
+    let lines = gui.sync();
+    let error = lines
+        .iter()
+        .find(|l| l.starts_with("info string error: Hash 65536 MiB not used"))
+        .unwrap_or_else(|| panic!("no error for 65536 MiB (this test needs a machine with less than 72 GB): {lines:#?}"));
+    assert!(error.contains("the table stays at 32 MiB"), "{error}");
+    gui.send("position startpos");
+    gui.send("go depth 6");
+    gui.until("bestmove");
+    // The engine is still alive, with a table it could have.
+    assert!(gui.exit_status().is_none());
+}
+
+#[test]
+fn folders_devices_fifos_and_huge_files_are_refused_before_reading() {
+    let dir = std::env::temp_dir().join(format!("brudno-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("fifo.bin");
+    let made_fifo = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    let huge = dir.join("huge.bin");
+    // Sparse: 2 GiB on paper, nothing on disk.
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
+    let mut paths = vec![dir.clone(), std::path::PathBuf::from("/dev/zero"), huge];
+    if made_fifo {
+        paths.push(fifo.clone());
+    }
+    let mut gui = Gui::start();
+    for path in &paths {
+        for (option, error) in [
+            ("BookFile", "info string error: book file"),
+            ("EvalFile", "info string error: EvalFile"),
+            (
+                "Debug Log File",
+                "info string error: cannot open debug log file",
+            ),
+        ] {
+            if option == "Debug Log File" && path.ends_with("huge.bin") {
+                continue; // a big regular file is a fine place to append a transcript
+            }
+            let start = Instant::now();
+            answers_with(
+                &mut gui,
+                &format!("setoption name {option} value {}", path.display()),
+                error,
+            );
+            assert!(
+                start.elapsed() < Duration::from_secs(2),
+                "{option} {}",
+                path.display()
+            );
+        }
+    }
+    // Tables named like tables but not files: skipped, and the engine answers.
+    let tables = dir.join("tables");
+    std::fs::create_dir_all(&tables).unwrap();
+    if made_fifo {
+        std::fs::rename(&fifo, tables.join("KQvK.rtbw")).unwrap();
+    }
+    answers_with(
+        &mut gui,
+        &format!("setoption name SyzygyPath value {}", tables.display()),
+        "info string",
+    );
+    gui.send("go depth 3");
+    gui.until("bestmove");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -39,11 +39,20 @@ pub struct BookEntry {
 }
 
 /// Why a book could not be loaded. `Display` gives a one-line message for an `info string`.
+/// Larger books are refused before anything is read (the largest public Polyglot books are a
+/// few hundred MB; the whole file is read into memory).
+pub const MAX_BOOK_BYTES: u64 = 1 << 30;
+
 #[derive(Debug)]
 pub enum BookError {
     Io {
         path: String,
         error: std::io::Error,
+    },
+    /// Not a regular file, or larger than any book this engine reads.
+    Unreadable {
+        path: String,
+        why: String,
     },
     Empty,
     /// The size is not a whole number of 16-byte entries (truncated, or not a Polyglot book).
@@ -59,6 +68,7 @@ impl fmt::Display for BookError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BookError::Io { path, error } => write!(f, "cannot read book file {path}: {error}"),
+            BookError::Unreadable { path, why } => write!(f, "cannot read book file {path}: {why}"),
             BookError::Empty => write!(f, "book file is empty"),
             BookError::BadSize(n) => write!(
                 f,
@@ -158,9 +168,11 @@ impl Book {
     /// Reads a book file.
     pub fn open(path: impl AsRef<Path>) -> Result<Book, BookError> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|error| BookError::Io {
-            path: path.display().to_string(),
-            error,
+        let bytes = crate::util::files::read_bounded(path, MAX_BOOK_BYTES).map_err(|why| {
+            BookError::Unreadable {
+                path: path.display().to_string(),
+                why,
+            }
         })?;
         Self::from_bytes(bytes)
     }

@@ -147,7 +147,8 @@ impl Engine {
                 let Value::Int(mb) = value else {
                     unreachable!()
                 };
-                self.with_searcher(|se| se.set_hash_size(mb as usize));
+                self.with_searcher(|se| se.set_hash_size(mb as usize))
+                    .map_err(|e| format!("Hash {mb} MiB not used: {e}"))?;
                 debug_notes.push(format!("hash table set to {mb} MiB"));
             }
             Effect::ClearHash => self.with_searcher(|se| se.clear()),

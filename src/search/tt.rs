@@ -98,12 +98,39 @@ pub struct TranspositionTable {
 }
 
 impl TranspositionTable {
+    /// A table of `mb` MiB; panics if it cannot be allocated (see `try_new`).
     pub fn new(mb: usize) -> TranspositionTable {
-        let n = (mb.max(1) << 20) / std::mem::size_of::<Bucket>();
-        TranspositionTable {
-            buckets: (0..n).map(|_| Bucket::default()).collect(),
-            generation: 0,
+        Self::try_new(mb).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A table of `mb` MiB, or why not: more than the machine has available (refused before
+    /// any page is touched, since an overcommitted table would be killed while being cleared),
+    /// or an allocation that fails.
+    pub fn try_new(mb: usize) -> Result<TranspositionTable, String> {
+        let bytes = mb.max(1) << 20;
+        if let Some(available) = crate::util::memory::available_bytes() {
+            if bytes as u64 > available / 10 * 9 {
+                return Err(format!(
+                    "{mb} MiB is more than this machine can give ({} MiB available)",
+                    available >> 20
+                ));
+            }
         }
+        let n = bytes / std::mem::size_of::<Bucket>();
+        let mut buckets = Vec::new();
+        buckets
+            .try_reserve_exact(n)
+            .map_err(|e| format!("{mb} MiB cannot be allocated: {e}"))?;
+        buckets.extend((0..n).map(|_| Bucket::default()));
+        Ok(TranspositionTable {
+            buckets,
+            generation: 0,
+        })
+    }
+
+    /// Its size in MiB.
+    pub fn size_mb(&self) -> usize {
+        (self.buckets.len() * std::mem::size_of::<Bucket>()) >> 20
     }
 
     pub fn clear(&mut self) {

@@ -283,6 +283,14 @@ impl Tablebases {
                 if pieces > 7 {
                     continue;
                 }
+                // Opening a FIFO named like a table would block: only regular files count.
+                if !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+                    warnings.push(format!(
+                        "SyzygyPath: {} skipped: not a regular file",
+                        path.display()
+                    ));
+                    continue;
+                }
                 let magic = if is_wdl { WDL_MAGIC } else { DTZ_MAGIC };
                 if let Err(e) = check_table(&path, magic) {
                     damaged = Some(format!("{}: {e}", path.display()));

@@ -54,6 +54,14 @@ impl Output {
     pub fn set_log_file(&self, path: &str) -> std::io::Result<()> {
         let mut state = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         state.log = None;
+        // A FIFO would block the open, a device would take the transcript nowhere.
+        if let Ok(meta) = std::fs::metadata(path) {
+            if !meta.is_file() {
+                return Err(std::io::Error::other(
+                    "not a regular file (a folder, a device or a FIFO)",
+                ));
+            }
+        }
         if !path.is_empty() {
             state.log = Some(OpenOptions::new().create(true).append(true).open(path)?);
         }

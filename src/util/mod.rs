@@ -1,6 +1,7 @@
 //! Small pieces the engine's parts and tools share.
 
 pub mod files;
+pub mod memory;
 pub mod rng;
 
 pub use rng::Rng;
