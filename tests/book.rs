@@ -119,7 +119,7 @@ fn broken_files_are_errors() {
     assert!(matches!(err, BookError::NotSorted { .. }), "{err}");
     // Missing and empty files.
     let err = Book::open("/nonexistent/brudno-book.bin").unwrap_err();
-    assert!(matches!(err, BookError::Io { .. }), "{err}");
+    assert!(matches!(err, BookError::Unreadable { .. }), "{err}");
     assert!(err.to_string().contains("/nonexistent/brudno-book.bin"));
     assert!(matches!(
         Book::from_bytes(Vec::new()),

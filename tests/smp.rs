@@ -135,3 +135,37 @@ fn one_thread_is_deterministic_after_a_multithreaded_search() {
     gui.send("setoption name Threads value 1");
     assert_eq!(depth_search_lines(&mut gui, FENS[1]), expected);
 }
+
+/// Threads of a process, from /proc (Linux).
+fn thread_count(pid: u32) -> Option<usize> {
+    Some(std::fs::read_dir(format!("/proc/{pid}/task")).ok()?.count())
+}
+
+#[test]
+fn helper_threads_persist_between_searches_and_follow_the_threads_option() {
+    let mut gui = Gui::start();
+    gui.sync();
+    let Some(idle) = thread_count(gui.pid()) else {
+        return; // no /proc: nothing to count
+    };
+    gui.send("setoption name Threads value 4");
+    gui.send("setoption name OwnBook value false");
+    let mut counts = Vec::new();
+    for moves in ["", " moves e2e4", " moves e2e4 e7e5", " moves d2d4"] {
+        gui.send(&format!("position startpos{moves}"));
+        gui.send("go depth 8");
+        gui.until("bestmove");
+        gui.sync();
+        counts.push(thread_count(gui.pid()).unwrap());
+    }
+    // Three helpers started once and kept: the same threads after every search.
+    assert!(
+        counts.iter().all(|&c| c == idle + 3),
+        "idle {idle}, after searches {counts:?}"
+    );
+    gui.send("setoption name Threads value 2");
+    gui.send("go depth 6");
+    gui.until("bestmove");
+    gui.sync();
+    assert_eq!(thread_count(gui.pid()).unwrap(), idle + 1);
+}

@@ -45,11 +45,7 @@ pub const MAX_BOOK_BYTES: u64 = 1 << 30;
 
 #[derive(Debug)]
 pub enum BookError {
-    Io {
-        path: String,
-        error: std::io::Error,
-    },
-    /// Not a regular file, or larger than any book this engine reads.
+    /// Missing, not a regular file, or larger than any book this engine reads.
     Unreadable {
         path: String,
         why: String,
@@ -67,7 +63,6 @@ pub enum BookError {
 impl fmt::Display for BookError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BookError::Io { path, error } => write!(f, "cannot read book file {path}: {error}"),
             BookError::Unreadable { path, why } => write!(f, "cannot read book file {path}: {why}"),
             BookError::Empty => write!(f, "book file is empty"),
             BookError::BadSize(n) => write!(

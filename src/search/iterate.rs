@@ -100,6 +100,7 @@ impl Deepening<'_, '_, '_> {
     pub fn run(&mut self, limits: &Limits, options: &SearchOptions) -> SearchResult {
         let root = self.root;
         self.worker.budget = time::budget(limits, root.side_to_move(), options.move_overhead_ms);
+        self.worker.publish_deadline();
         self.worker.node_limit = limits.nodes.unwrap_or(u64::MAX).max(1);
         let max_depth = limits.depth.map_or(MAX_PLY as i32 - 2, |d| {
             d.clamp(1, MAX_PLY as u32 - 2) as i32

@@ -21,6 +21,7 @@ mod worker;
 use crate::chess::{Move, Position};
 use iterate::Deepening;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use thread::ThreadData;
 use tt::TranspositionTable;
 use worker::Worker;
@@ -228,16 +229,45 @@ pub struct SearchResult {
     pub pv: Vec<Move>,
 }
 
-/// Shared between the searching thread and the protocol thread.
-#[derive(Debug, Default)]
+/// Shared between the searching thread and the protocol thread (and, for the helpers,
+/// between the main search thread and them).
+#[derive(Debug)]
 pub struct SearchControl {
     stop: AtomicBool,
     pondering: AtomicBool,
+    /// When the helpers must stop by themselves: nanoseconds after `EPOCH` (`u64::MAX`: no
+    /// deadline).
+    deadline_ns: AtomicU64,
 }
+
+impl Default for SearchControl {
+    fn default() -> Self {
+        SearchControl {
+            stop: AtomicBool::new(false),
+            pondering: AtomicBool::new(false),
+            deadline_ns: AtomicU64::new(u64::MAX),
+        }
+    }
+}
+
+/// The origin of deadlines (any fixed instant will do).
+static EPOCH: std::sync::LazyLock<std::time::Instant> =
+    std::sync::LazyLock::new(std::time::Instant::now);
 
 impl SearchControl {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Searches sharing this control stop by themselves at `at` (the clock's hard limit).
+    pub fn set_deadline(&self, at: std::time::Instant) {
+        let ns = at.saturating_duration_since(*EPOCH).as_nanos() as u64;
+        self.deadline_ns.store(ns, Ordering::Relaxed);
+    }
+
+    pub fn past_deadline(&self) -> bool {
+        let deadline = self.deadline_ns.load(Ordering::Relaxed);
+        deadline != u64::MAX && EPOCH.elapsed().as_nanos() as u64 >= deadline
     }
     /// Ask the search to end as soon as possible.
     pub fn stop(&self) {
@@ -258,50 +288,61 @@ impl SearchControl {
     pub fn reset(&self) {
         self.stop.store(false, Ordering::SeqCst);
         self.pondering.store(false, Ordering::SeqCst);
+        self.deadline_ns.store(u64::MAX, Ordering::SeqCst);
     }
 }
 
-/// The searcher keeps what lives across searches (transposition table, histories).
+/// The searcher keeps what lives across searches: the transposition table, the main
+/// thread's data, and the pool of Lazy SMP helper threads (each with its own data).
 pub struct Searcher {
-    tt: TranspositionTable,
-    /// One per search thread; `[0]` is the main thread's.
-    threads: Vec<Box<ThreadData>>,
+    /// Shared with the helpers while they search; changed only when they are idle.
+    tt: Arc<TranspositionTable>,
+    main: Box<ThreadData>,
+    pool: smp::Pool,
 }
 
 impl Searcher {
     pub fn new(hash_mb: usize) -> Searcher {
         Searcher {
-            tt: TranspositionTable::new(hash_mb),
-            threads: vec![ThreadData::new()],
+            tt: Arc::new(TranspositionTable::new(hash_mb)),
+            main: ThreadData::new(),
+            pool: smp::Pool::default(),
         }
     }
 
     /// Resizes the transposition table (clearing it). A size the machine cannot give is an
     /// error, and the table stays as it was (cleared).
     pub fn set_hash_size(&mut self, mb: usize) -> Result<(), String> {
+        self.pool.wait_idle();
         let previous = self.tt.size_mb();
         // Free the old table first, so that both never need to fit in memory at once.
-        self.tt = TranspositionTable::new(1);
+        self.tt = Arc::new(TranspositionTable::new(1));
         crate::util::memory::release_freed_memory();
         match TranspositionTable::try_new(mb) {
             Ok(tt) => {
-                self.tt = tt;
+                self.tt = Arc::new(tt);
                 Ok(())
             }
             Err(e) => {
-                self.tt = TranspositionTable::try_new(previous)
+                let kept = TranspositionTable::try_new(previous)
                     .unwrap_or_else(|_| TranspositionTable::new(1));
+                self.tt = Arc::new(kept);
                 Err(format!("{e}; the table stays at {} MiB", self.tt.size_mb()))
             }
         }
     }
 
+    /// The table, for changes: the helpers are idle and hold no reference to it.
+    fn tt_mut(&mut self) -> &mut TranspositionTable {
+        self.pool.wait_idle();
+        Arc::get_mut(&mut self.tt).expect("idle helpers hold no reference to the table")
+    }
+
     /// Forgets everything learnt (`ucinewgame`, `Clear Hash`).
     pub fn clear(&mut self) {
-        self.tt.clear();
-        for td in &mut self.threads {
-            td.clear();
-        }
+        self.tt_mut().clear();
+        self.main.clear();
+        self.pool.clear();
     }
 
     /// Searches `root`. `history` holds the keys of the game's earlier positions, oldest
@@ -358,63 +399,63 @@ impl Searcher {
                 (&limited.0, &limited.1)
             }
         };
-        self.tt.new_search();
+        self.tt_mut().new_search();
         let threads = options.threads.clamp(1, smp::MAX_THREADS);
-        while self.threads.len() < threads {
-            self.threads.push(ThreadData::new());
-        }
-        for td in &mut self.threads[..threads] {
-            td.eval.set_choice(&options.evaluation);
-            td.keys.clear();
-            td.keys.extend_from_slice(history);
-            td.keys.resize(history.len() + score::MAX_PLY + 4, 0);
+        if self.pool.len() != threads - 1 {
+            if let Some(message) = self.pool.resize(threads - 1) {
+                report(SearchEvent::Message(message));
+            }
         }
         let multipv = options.multipv.clamp(1, moves.len());
-        let (main_data, helper_data) = self.threads[..threads].split_at_mut(1);
-        let tt = &self.tt;
-        let helper_nodes = AtomicU64::new(0);
-        let helpers_stop = SearchControl::new();
-
-        std::thread::scope(|scope| {
-            let helpers = smp::spawn_helpers(
-                scope,
-                smp::HelperJob {
-                    tt,
-                    root,
-                    history_len: history.len(),
-                    limits,
-                    options,
-                    control: &helpers_stop,
-                    nodes: &helper_nodes,
-                },
-                helper_data,
-            );
-            let mut worker = Worker::for_root(
-                tt,
-                &mut main_data[0],
-                control,
-                options,
-                history.len(),
-                &helper_nodes,
-                false,
-            );
-            worker.panic_after_nodes = std::env::var("BRUDNO_FAULT_PANIC_AFTER_NODES")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(u64::MAX);
-            let main = Deepening {
-                worker: &mut worker,
+        let helpers = Arc::new(SearchControl::new());
+        let helper_nodes = Arc::new(AtomicU64::new(0));
+        if self.pool.len() > 0 {
+            self.pool.start(Arc::new(smp::HelperJob {
+                tt: Arc::clone(&self.tt),
                 root: *root,
-                moves,
-                report: &mut *report,
-                multipv,
-                helper_id: 0,
-            }
-            .run(limits, options);
-            helpers_stop.stop();
-            let results: Vec<SearchResult> =
-                helpers.into_iter().filter_map(|h| h.join().ok()).collect();
-            smp::choose(main, results, multipv, &worker, report)
-        })
+                history: Arc::new(history.to_vec()),
+                limits: limits.clone(),
+                options: options.clone(),
+                control: Arc::clone(&helpers),
+                nodes: Arc::clone(&helper_nodes),
+            }));
+        }
+        self.main.prepare(history, &options.evaluation);
+        let mut worker = Worker::for_root(
+            &self.tt,
+            &mut self.main,
+            control,
+            options,
+            history.len(),
+            &helper_nodes,
+            false,
+        );
+        worker.helper_control = Some(&helpers);
+        worker.panic_after_nodes = fault_injection();
+        let main = Deepening {
+            worker: &mut worker,
+            root: *root,
+            moves,
+            report: &mut *report,
+            multipv,
+            helper_id: 0,
+        }
+        .run(limits, options);
+        // The helpers stop now; whoever is still unwinding is not waited for.
+        helpers.stop();
+        let results = self.pool.finished_results();
+        smp::choose(main, results, multipv, &worker, report)
     }
+}
+
+/// Fault injection for the robustness tests: the main search panics after this many nodes
+/// (`BRUDNO_FAULT_PANIC_AFTER_NODES`, read once; never set in play).
+fn fault_injection() -> u64 {
+    static AFTER: std::sync::LazyLock<u64> = std::sync::LazyLock::new(|| {
+        std::env::var("BRUDNO_FAULT_PANIC_AFTER_NODES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(u64::MAX)
+    });
+    *AFTER
 }

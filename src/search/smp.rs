@@ -4,6 +4,14 @@
 //! the threads spread over two depths. The main thread alone keeps time, reports and
 //! decides when everyone stops; at the end a helper whose finished iteration went deeper
 //! (with a score at least as good) may supply the move.
+//!
+//! The helpers are a pool of threads that live as long as the searcher, each with its own
+//! `ThreadData`, waiting for the next search. The main thread never waits for them: it plays
+//! as soon as its own search is done, with the results of the helpers that have finished by
+//! then; a helper still unwinding (descheduled on a busy machine) finishes in the background,
+//! and the next search, resize or clear waits for it first. Helpers also watch the clock's
+//! hard deadline themselves, so that on an oversubscribed machine they stop on time and give
+//! the main thread the cores back.
 
 use super::iterate::Deepening;
 use super::thread::ThreadData;
@@ -14,50 +22,225 @@ use super::{
 };
 use crate::chess::Position;
 use std::sync::atomic::AtomicU64;
-use std::thread::{Scope, ScopedJoinHandle};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
 
 /// The `Threads` option's maximum.
 pub const MAX_THREADS: usize = 1024;
 
-/// Same as the main search thread (see `engine.rs`): the search keeps ~2.6 KB a ply.
+/// Same as the main search thread (see `engine/`): the search keeps ~2.6 KB a ply.
 const HELPER_STACK_BYTES: usize = 16 << 20;
 
-/// What every helper shares with the main thread.
-#[derive(Clone, Copy)]
-pub struct HelperJob<'a> {
-    pub tt: &'a TranspositionTable,
-    pub root: &'a Position,
-    pub history_len: usize,
-    pub limits: &'a Limits,
-    pub options: &'a SearchOptions,
-    /// Stopped by the main thread when it is done.
-    pub control: &'a SearchControl,
+/// One search's work for the helpers, shared by all of them.
+pub struct HelperJob {
+    pub tt: Arc<TranspositionTable>,
+    pub root: Position,
+    pub history: Arc<Vec<u64>>,
+    pub limits: Limits,
+    pub options: SearchOptions,
+    /// Stopped by the main thread when it is done (and by any helper past the deadline).
+    pub control: Arc<SearchControl>,
     /// The helpers' node count, read by the main thread.
-    pub nodes: &'a AtomicU64,
+    pub nodes: Arc<AtomicU64>,
 }
 
-/// Starts one helper per thread's data. A helper that cannot be spawned is left out (logged).
-pub fn spawn_helpers<'scope, 'env>(
-    scope: &'scope Scope<'scope, 'env>,
-    job: HelperJob<'env>,
-    threads: &'env mut [Box<ThreadData>],
-) -> Vec<ScopedJoinHandle<'scope, SearchResult>> {
-    let mut handles = Vec::with_capacity(threads.len());
-    for (i, td) in threads.iter_mut().enumerate() {
-        let builder = std::thread::Builder::new()
-            .name(format!("search helper {}", i + 1))
-            .stack_size(HELPER_STACK_BYTES);
-        match builder.spawn_scoped(scope, move || run_helper(job, td, i + 1)) {
-            Ok(h) => handles.push(h),
-            Err(e) => log::warn!("could not start search helper {}: {e}", i + 1),
+/// What a helper is asked to do.
+enum Work {
+    Search(Arc<HelperJob>),
+    /// Forget what was learnt (`ucinewgame`).
+    Clear,
+}
+
+struct Helper {
+    jobs: Sender<Work>,
+    /// The result of its last search, once it has finished it.
+    result: Arc<Mutex<Option<SearchResult>>>,
+    thread: JoinHandle<()>,
+}
+
+/// The helper threads and how many of them are busy.
+#[derive(Default)]
+pub struct Pool {
+    helpers: Vec<Helper>,
+    busy: Arc<(Mutex<usize>, Condvar)>,
+    /// The helpers run at a lower priority than the main thread (more threads than cores).
+    yielding: bool,
+}
+
+/// When there are more search threads than cores, the helpers run under the idle scheduling
+/// policy: the main thread, which alone keeps time and answers, then always gets a core when
+/// it wants one. With ordinary priorities (even nice 19) a core's scheduling period grows
+/// with the number of runnable threads, and the main thread waited up to ~200 ms for its turn
+/// among 255 helpers (measured with `scripts/oversubscription`, README). A thread can lower
+/// its priority but not raise it again, so a change of regime starts the helpers afresh.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+impl Pool {
+    /// Blocks until no helper is searching (after a stop they end within a few thousand nodes).
+    pub fn wait_idle(&self) {
+        let (count, idle) = &*self.busy;
+        let mut busy = count.lock().unwrap_or_else(|e| e.into_inner());
+        while *busy > 0 {
+            busy = idle.wait(busy).unwrap_or_else(|e| e.into_inner());
         }
     }
-    handles
+
+    /// Makes the pool `n` helpers strong (the pool is idle). Returns a message if fewer
+    /// threads than asked could be started.
+    pub fn resize(&mut self, n: usize) -> Option<String> {
+        self.wait_idle();
+        let yielding = n + 1 > cores();
+        if yielding != self.yielding {
+            self.stop_all();
+            self.yielding = yielding;
+        }
+        while self.helpers.len() > n {
+            // Dropping the sender ends the thread's loop.
+            let h = self.helpers.pop().expect("a helper to stop");
+            drop(h.jobs);
+            let _ = h.thread.join();
+        }
+        while self.helpers.len() < n {
+            let (jobs, inbox) = mpsc::channel::<Work>();
+            let result = Arc::new(Mutex::new(None));
+            let id = self.helpers.len() + 1;
+            let (slot, busy) = (Arc::clone(&result), Arc::clone(&self.busy));
+            let spawned = std::thread::Builder::new()
+                .name(format!("search helper {id}"))
+                .stack_size(HELPER_STACK_BYTES)
+                .spawn(move || {
+                    if yielding {
+                        lower_own_priority();
+                    }
+                    helper_loop(id, inbox, slot, busy)
+                });
+            match spawned {
+                Ok(thread) => self.helpers.push(Helper {
+                    jobs,
+                    result,
+                    thread,
+                }),
+                Err(e) => {
+                    return Some(format!(
+                        "error: only {} of {} threads could be started ({e}); searching with {}",
+                        self.helpers.len() + 1,
+                        n + 1,
+                        self.helpers.len() + 1
+                    ))
+                }
+            }
+        }
+        None
+    }
+
+    pub fn len(&self) -> usize {
+        self.helpers.len()
+    }
+
+    /// Starts every helper on `job`.
+    pub fn start(&self, job: Arc<HelperJob>) {
+        for h in &self.helpers {
+            *h.result.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            self.send(h, Work::Search(Arc::clone(&job)));
+        }
+    }
+
+    fn send(&self, h: &Helper, work: Work) {
+        let (count, _) = &*self.busy;
+        *count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        if h.jobs.send(work).is_err() {
+            // The thread is gone: it will never report back.
+            *count.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+        }
+    }
+
+    /// The results of the helpers that have finished, without waiting for the others.
+    pub fn finished_results(&self) -> Vec<SearchResult> {
+        self.helpers
+            .iter()
+            .filter_map(|h| h.result.try_lock().ok().and_then(|mut r| r.take()))
+            .collect()
+    }
+
+    /// Forgets what every helper learnt (`ucinewgame`); the pool is idle.
+    pub fn clear(&self) {
+        self.wait_idle();
+        for h in &self.helpers {
+            self.send(h, Work::Clear);
+        }
+        self.wait_idle();
+    }
 }
 
-/// A helper: iterative deepening without limits (until the main thread stops it), without
-/// reports, MultiPV or secondary search.
-fn run_helper(job: HelperJob, td: &mut ThreadData, id: usize) -> SearchResult {
+impl Pool {
+    fn stop_all(&mut self) {
+        self.wait_idle();
+        for h in self.helpers.drain(..) {
+            drop(h.jobs);
+            let _ = h.thread.join();
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.stop_all();
+    }
+}
+
+/// Puts the calling thread under the idle scheduling policy (Linux; elsewhere nothing).
+fn lower_own_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: `param` is a valid sched_param for the call's duration; pid 0 is the
+        // calling thread. A failure only leaves the thread's policy as it was.
+        unsafe {
+            libc::sched_setscheduler(0, libc::SCHED_IDLE, &param);
+        }
+    }
+}
+
+/// A helper thread: waits for a job, searches it until stopped, leaves its result, repeats.
+fn helper_loop(
+    id: usize,
+    inbox: Receiver<Work>,
+    result: Arc<Mutex<Option<SearchResult>>>,
+    busy: Arc<(Mutex<usize>, Condvar)>,
+) {
+    let mut td = ThreadData::new();
+    while let Ok(work) = inbox.recv() {
+        let outcome = match work {
+            Work::Clear => {
+                td.clear();
+                None
+            }
+            Work::Search(job) => {
+                let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_helper(&job, &mut td, id)
+                }));
+                // Let go of the job (and its hold on the table) before reporting idle.
+                drop(job);
+                run.map_err(|_| {
+                    log::error!("search helper {id} panicked; its tables are cleared");
+                    td.clear();
+                })
+                .ok()
+            }
+        };
+        *result.lock().unwrap_or_else(|e| e.into_inner()) = outcome;
+        let (count, idle) = &*busy;
+        *count.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+        idle.notify_all();
+    }
+}
+
+/// A helper's search: iterative deepening without limits but the clock's hard deadline
+/// (until the main thread stops it), without reports, MultiPV or secondary search.
+fn run_helper(job: &HelperJob, td: &mut ThreadData, id: usize) -> SearchResult {
     let limits = Limits {
         infinite: true,
         searchmoves: job.limits.searchmoves.clone(),
@@ -68,25 +251,29 @@ fn run_helper(job: HelperJob, td: &mut ThreadData, id: usize) -> SearchResult {
         secondary_search: false,
         ..job.options.clone()
     };
+    td.prepare(&job.history, &job.options.evaluation);
     let mut worker = Worker::for_root(
-        job.tt,
+        &job.tt,
         td,
-        job.control,
+        &job.control,
         &options,
-        job.history_len,
-        job.nodes,
+        job.history.len(),
+        &job.nodes,
         true,
     );
     let mut silent = |_: SearchEvent| {};
     let mut deepening = Deepening {
         worker: &mut worker,
-        root: *job.root,
-        moves: Deepening::root_moves(job.root, &job.limits.searchmoves),
+        root: job.root,
+        moves: Deepening::root_moves(&job.root, &job.limits.searchmoves),
         report: &mut silent,
         multipv: 1,
         helper_id: id,
     };
-    deepening.run(&limits, &options)
+    let result = deepening.run(&limits, &options);
+    // Stop the others too: a helper that stopped by the deadline saw the time run out.
+    job.control.stop();
+    result
 }
 
 /// Orders scores: mates first by distance, then centipawns.

@@ -62,6 +62,14 @@ impl ThreadData {
         })
     }
 
+    /// Ready for a search of a root after `history` with `evaluation`.
+    pub fn prepare(&mut self, history: &[u64], evaluation: &crate::eval::EvalChoice) {
+        self.eval.set_choice(evaluation);
+        self.keys.clear();
+        self.keys.extend_from_slice(history);
+        self.keys.resize(history.len() + MAX_PLY + 4, 0);
+    }
+
     /// Forgets what was learnt (`ucinewgame`).
     pub fn clear(&mut self) {
         self.history.clear();
