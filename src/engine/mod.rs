@@ -321,7 +321,14 @@ impl Engine {
         let thread = std::thread::Builder::new()
             .name("search".into())
             .stack_size(SEARCH_STACK_BYTES);
-        let spawned = thread.spawn(move || {
+        // The search's work; should no thread start for it, it runs here, on the caller's
+        // thread (`inline` says so in an info line): slower to stop, but a move still comes.
+        let work = move |inline: Option<String>| {
+            if let Some(why) = inline {
+                on_event(SearchEvent::Message(format!(
+                    "error: the search thread could not be started ({why}); searching on the protocol thread"
+                )));
+            }
             let result = {
                 let mut searcher = searcher.lock().unwrap_or_else(|e| e.into_inner());
                 // The first move of the last line shown: what to play should the search fail.
@@ -365,8 +372,25 @@ impl Engine {
                 std::thread::sleep(Duration::from_millis(1));
             }
             on_done(result);
+        };
+        let slot = Arc::new(Mutex::new(Some(work)));
+        let for_thread = Arc::clone(&slot);
+        let spawned = thread.spawn(move || {
+            let work = for_thread.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(work) = work {
+                work(None);
+            }
         });
-        self.worker = Some(spawned.expect("spawn the search thread"));
+        match spawned {
+            Ok(handle) => self.worker = Some(handle),
+            Err(e) => {
+                log::error!("could not start the search thread: {e}");
+                let work = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+                if let Some(work) = work {
+                    work(Some(e.to_string()));
+                }
+            }
+        }
     }
 
     pub fn stop(&self) {
