@@ -241,8 +241,15 @@ impl<R: BufRead> PgnReader<R> {
         }
     }
 
-    fn take_game(&mut self) -> Result<PgnGame, PgnError> {
-        std::mem::take(&mut self.game).finish()
+    /// The game read so far, if there is one: comments alone (before a file's first tags, or
+    /// between games) are not a game.
+    fn take_game(&mut self) -> Option<Result<PgnGame, PgnError>> {
+        let game = std::mem::take(&mut self.game);
+        let empty = game.tags.is_empty()
+            && game.moves.is_empty()
+            && game.result.is_none()
+            && game.error.is_none();
+        (!empty).then(|| game.finish())
     }
 
     /// Reads on until a game is complete (`Some`), or the input ends.
@@ -263,7 +270,7 @@ impl<R: BufRead> PgnReader<R> {
                                 self.game.fail("a variation is not closed".into())
                             }
                         }
-                        return Some(self.take_game());
+                        return self.take_game();
                     }
                     Err(e) => {
                         self.done = true;
@@ -327,7 +334,8 @@ impl<R: BufRead> PgnReader<R> {
         self.at += rest.len() - rest.trim_start().len();
         let c = self.line[self.at..].chars().next()?;
         if c == '[' && self.game.movetext {
-            return Some(self.take_game()); // the next game's tags; read them on the next call
+            // The next game's tags: they are read with a fresh game.
+            return self.take_game();
         }
         self.begin();
         match c {
@@ -375,7 +383,7 @@ impl<R: BufRead> PgnReader<R> {
         self.game.movetext = true;
         if matches!(token, "1-0" | "0-1" | "1/2-1/2" | "*") {
             self.game.result = Outcome::from_pgn(token);
-            return Some(self.take_game());
+            return self.take_game();
         }
         if let Some(nag) = token.strip_prefix('$') {
             if nag.is_empty() || !nag.bytes().all(|b| b.is_ascii_digit()) {
@@ -534,6 +542,8 @@ mod tests {
         assert_eq!(games[0].as_ref().unwrap().outcome, Some(Outcome::Draw));
         assert!(matches!(&games[1], Err(PgnError::Game { line: 2, .. })));
         assert_eq!(games.len(), 2);
+        let games = read("{ made by hand }\n\n[Result \"1-0\"]\n1. e4 1-0\n{ the end }\n");
+        assert_eq!(games.len(), 1, "comments alone are no game");
         assert!(read("").is_empty());
         assert!(read("\n\n  \n").is_empty());
     }
