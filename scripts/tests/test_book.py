@@ -2,7 +2,7 @@
 
     python3 -m unittest discover -s scripts/tests -v
 
-Needs cargo (it runs `cargo run --release --example make_book`, honouring CARGO_TARGET_DIR)
+Needs cargo (it runs `cargo run --release -p brudno-tools -- book`, honouring CARGO_TARGET_DIR)
 and python-chess.
 """
 import collections
@@ -14,6 +14,7 @@ import tempfile
 import unittest
 
 import chess
+import chess.pgn
 import chess.polyglot
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -22,14 +23,27 @@ DEFAULT_BOOK = os.path.join(ROOT, "src", "book", "default.bin")
 ENTRY = struct.Struct(">QHHI")
 
 
-def make_book(*args, stdin=None):
-    cmd = ["cargo", "run", "--quiet", "--release", "--example", "make_book", "--", *args]
+def book_tool(*args, stdin=None):
+    cmd = ["cargo", "run", "--quiet", "--release", "-p", "brudno-tools", "--", "book", *args]
     return subprocess.run(cmd, cwd=ROOT, input=stdin, capture_output=True, text=True, check=True).stdout
+
+
+def write_pgn(lines, path):
+    """The games of `RESULT uci uci ...` lines as a PGN file, written by python-chess."""
+    with open(path, "w") as f:
+        for line in lines:
+            result, *moves = line.split()
+            game = chess.pgn.Game()
+            game.headers["Result"] = result
+            node = game
+            for uci in moves:
+                node = node.add_variation(chess.Move.from_uci(uci))
+            print(game, file=f, end="\n\n")
 
 
 def brudno_probe(book, fens):
     """What Brudno's reader finds: {fen: [(uci, weight), ...]} in file order."""
-    out = make_book("probe", book, stdin="\n".join(fens) + "\n")
+    out = book_tool("probe", book, stdin="\n".join(fens) + "\n")
     found = {}
     for line in out.splitlines():
         fen, _, moves = line.partition("\t")
@@ -43,7 +57,8 @@ def python_chess_finds(reader, board):
 
 class MadeBookTest(unittest.TestCase):
     """A book made from tests/data/book-games.txt reads back in python-chess with exactly the
-    weights the games give (2 x wins + draws of the side to move), computed here independently."""
+    weights the games give (2 x wins + draws of the side to move), computed here independently.
+    The games reach the book maker as a PGN file that python-chess writes."""
 
     MAX_PLY, MIN_GAMES = 32, 2
 
@@ -52,8 +67,10 @@ class MadeBookTest(unittest.TestCase):
             lines = f.read()
         with tempfile.TemporaryDirectory() as tmp:
             book = os.path.join(tmp, "made.bin")
-            make_book("build", "--max-ply", str(self.MAX_PLY), "--min-games", str(self.MIN_GAMES),
-                      "--min-share", "0", "--out", book, stdin=lines)
+            pgn = os.path.join(tmp, "games.pgn")
+            write_pgn(lines.splitlines(), pgn)
+            book_tool("build", "--pgn", pgn, "--max-ply", str(self.MAX_PLY), "--min-games",
+                      str(self.MIN_GAMES), "--min-share", "0", "--out", book)
 
             # Independent statistics: (fen-key, uci) -> [wins, draws, losses] of the mover.
             stats = collections.defaultdict(lambda: [0, 0, 0])

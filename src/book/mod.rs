@@ -28,7 +28,8 @@ use std::sync::OnceLock;
 /// Size of one Polyglot entry in bytes.
 pub const ENTRY_SIZE: usize = 16;
 
-/// The default book, made by `scripts/make-book` from TCEC games (see `src/book/README.md`).
+/// The default book, made by `brudno-tools book build` (`scripts/make-book`) from TCEC games
+/// (see `src/book/README.md`).
 static EMBEDDED: &[u8] = include_bytes!("default.bin");
 
 /// One playable book move for a position.

@@ -1,4 +1,4 @@
-//! The rules of chess: board representation, move generation, FEN, Zobrist keys, perft.
+//! The rules of chess: board representation, move generation, FEN, SAN, Zobrist keys, perft.
 //! Nothing here knows about search, evaluation or text protocols.
 
 pub mod attacks;
@@ -14,6 +14,7 @@ pub mod outcome;
 pub mod perft;
 mod polyglot_random;
 pub mod position;
+pub mod san;
 pub mod types;
 pub mod zobrist;
 

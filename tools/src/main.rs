@@ -19,6 +19,16 @@ const COMMANDS: &[(&str, &str, Command)] = &[
         brudno_tools::tune::run,
     ),
     (
+        "book",
+        "make a Polyglot opening book from PGN games, or probe one (book --help)",
+        brudno_tools::book::run,
+    ),
+    (
+        "pgn-to-data",
+        "convert fastchess/cutechess PGNs with scores into training data (pgn-to-data --help)",
+        brudno_tools::pgn_to_data::run,
+    ),
+    (
         "quantise",
         "write a training checkpoint as an engine network file (quantise --help)",
         brudno_tools::train::quantise_command,
@@ -28,7 +38,7 @@ const COMMANDS: &[(&str, &str, Command)] = &[
 fn usage() -> String {
     let mut text = String::from("usage: brudno-tools <command> [options]\n\ncommands:\n");
     for (name, summary, _) in COMMANDS {
-        text.push_str(&format!("  {name:<10} {summary}\n"));
+        text.push_str(&format!("  {name:<12} {summary}\n"));
     }
     text
 }

@@ -7,9 +7,11 @@
 //! by full-batch Adam, on as many threads as asked. K is fitted first, with the starting weights,
 //! and kept: it ties the centipawn scale to the data.
 //!
-//! `brudno-tools tune [options]` (see `USAGE`) reads EPD lines `FEN c9 "1-0";` (gzip is read through
-//! `gzip -dc`), holds out a part of the games, tunes and rewrites `src/eval/hce/weights.rs`.
+//! `brudno-tools tune [options]` (see `USAGE`) reads EPD lines `FEN c9 "1-0";` and optionally
+//! early positions of PGN games (both plain or gzip), holds out a part of the positions, tunes
+//! and rewrites `src/eval/hce/weights.rs`.
 
+use crate::pgn::{PgnError, PgnReader};
 use anyhow::{bail, Context, Result};
 use brudno::chess::{Color, Position};
 use brudno::eval::hce::packed::S;
@@ -18,7 +20,7 @@ use brudno::eval::hce::terms::{evaluate_traced, MAX_PHASE, SCALE_NORMAL};
 use brudno::eval::hce::trace::Trace;
 use brudno::eval::hce::weights::WEIGHTS;
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader, Read};
+use std::io::BufRead;
 use std::time::Instant;
 
 pub const USAGE: &str = "\
@@ -198,47 +200,74 @@ fn parse_result(line: &str) -> Option<f32> {
     }
 }
 
-fn read_lines(path: &str, limit: Option<usize>) -> Result<Vec<String>> {
+/// A position to fit, with its game's result (White's score: 0, ½ or 1).
+#[derive(Clone, Copy)]
+struct Labelled {
+    pos: Position,
+    result: f32,
+}
+
+/// An EPD line `FEN c9 "1-0";` (the first four FEN fields; the clocks do not matter here).
+fn parse_epd(line: &str) -> Option<Labelled> {
+    let fen: Vec<&str> = line.split_ascii_whitespace().take(4).collect();
+    Some(Labelled {
+        pos: Position::from_fen(&fen.join(" ")).ok()?,
+        result: parse_result(line)?,
+    })
+}
+
+/// The positions of a labelled EPD file (plain or gzip) and how many lines did not parse; with
+/// a limit, only the first `limit` lines that are not blank.
+fn read_epd(path: &str, limit: Option<usize>) -> Result<(Vec<Labelled>, usize)> {
     if !std::path::Path::new(path).is_file() {
         bail!("no file {path} (give the path with --data / --pgn)");
     }
-    let reader: Box<dyn Read> = if path.ends_with(".gz") {
-        let child = std::process::Command::new("gzip")
-            .args(["-dc", path])
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .with_context(|| format!("running gzip -dc {path}"))?;
-        Box::new(child.stdout.context("gzip output")?)
-    } else {
-        Box::new(std::fs::File::open(path).with_context(|| format!("opening {path}"))?)
-    };
-    let mut lines = Vec::new();
-    for line in BufReader::new(reader).lines() {
+    let (mut out, mut lines, mut bad) = (Vec::new(), 0, 0);
+    for line in crate::input::open(path)?.lines() {
         let line = line.with_context(|| format!("reading {path}"))?;
-        if !line.trim().is_empty() {
-            lines.push(line);
+        if line.trim().is_empty() {
+            continue;
         }
-        if limit.is_some_and(|n| lines.len() >= n) {
+        match parse_epd(&line) {
+            Some(l) => out.push(l),
+            None => bad += 1,
+        }
+        lines += 1;
+        if limit.is_some_and(|n| lines >= n) {
             break;
         }
     }
-    if lines.is_empty() {
+    if out.is_empty() {
         bail!("no positions in {path}");
     }
-    Ok(lines)
+    Ok((out, bad))
 }
 
-/// Quiet positions from the games' early plies as EPD lines like the tuning set's: not in check,
-/// not just after a capture, and the move played next is no capture or promotion. A few per
-/// game, picked by a fixed hash so runs repeat.
-fn pgn_lines(path: &str, plies: (usize, usize), per_game: usize) -> Result<Vec<String>> {
-    let (games, bad) = crate::pgn::read_games(read_lines(path, None)?.into_iter());
+/// Quiet positions from the games' early plies: not in check, not just after a capture, and
+/// the move played next is no capture or promotion. A few per game, picked by a fixed hash of
+/// the game's number (among the games that replay and have a result) so runs repeat.
+fn pgn_positions(path: &str, plies: (usize, usize), per_game: usize) -> Result<Vec<Labelled>> {
+    if !std::path::Path::new(path).is_file() {
+        bail!("no file {path} (give the path with --data / --pgn)");
+    }
     let mut out = Vec::new();
-    for (g, game) in games.iter().enumerate() {
-        let mut pos = Position::startpos();
+    let (mut games, mut bad) = (0u64, 0);
+    for game in PgnReader::new(crate::input::open(path)?) {
+        let game = match game {
+            Ok(game) => game,
+            Err(PgnError::Io(e)) => return Err(e).with_context(|| format!("reading {path}")),
+            Err(PgnError::Game { .. }) => {
+                bad += 1;
+                continue;
+            }
+        };
+        let Some(outcome) = game.outcome else {
+            continue;
+        };
+        games += 1;
         let mut after_capture = false;
         let mut quiet = Vec::new();
-        for (ply, &m) in game.moves.iter().enumerate() {
+        for (ply, (pos, m)) in game.positions().enumerate() {
             // `pos` is the position after `ply` moves; `m` is the move played from it.
             let capture = pos.is_capture(m);
             if (plies.0..plies.1).contains(&ply)
@@ -249,50 +278,37 @@ fn pgn_lines(path: &str, plies: (usize, usize), per_game: usize) -> Result<Vec<S
             {
                 quiet.push(pos);
             }
-            pos.play(m);
             after_capture = capture;
         }
-        let label = match game.result {
-            r if r > 0.75 => "1-0",
-            r if r < 0.25 => "0-1",
-            _ => "1/2-1/2",
-        };
-        let mut h = (g as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut h = games.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         for _ in 0..per_game.min(quiet.len()) {
             h ^= h >> 29;
             h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            let p = quiet.swap_remove((h >> 33) as usize % quiet.len());
-            let fen = p.to_fen();
-            let four: Vec<&str> = fen.split_ascii_whitespace().take(4).collect();
-            out.push(format!("{} c9 \"{label}\";", four.join(" ")));
+            let pos = quiet.swap_remove((h >> 33) as usize % quiet.len());
+            out.push(Labelled {
+                pos,
+                result: outcome.white_score(),
+            });
         }
     }
     println!(
-        "{} positions from {} games of {path} ({bad} games skipped)",
-        out.len(),
-        games.len()
+        "{} positions from {games} games of {path} ({bad} games skipped)",
+        out.len()
     );
     Ok(out)
 }
 
-/// Traces every line into a sample (skipping lines that do not parse, which are counted).
-fn trace_lines(lines: &[String]) -> (Set, usize) {
+/// Traces every position into a sample.
+fn trace_positions(positions: &[Labelled]) -> Set {
     let mut set = Set {
-        samples: Vec::with_capacity(lines.len()),
-        features: Vec::with_capacity(lines.len() * 100),
+        samples: Vec::with_capacity(positions.len()),
+        features: Vec::with_capacity(positions.len() * 100),
     };
     let mut trace = CoeffTrace {
         counts: vec![0; NUM_WEIGHTS],
         touched: Vec::with_capacity(256),
     };
-    let mut bad = 0;
-    for line in lines {
-        let fen: Vec<&str> = line.split_ascii_whitespace().take(4).collect();
-        let (Ok(pos), Some(result)) = (Position::from_fen(&fen.join(" ")), parse_result(line))
-        else {
-            bad += 1;
-            continue;
-        };
+    for &Labelled { pos, result } in positions {
         let b = evaluate_traced(&pos, None, &mut trace);
         let start = set.features.len() as u32;
         for &i in &trace.touched {
@@ -317,7 +333,7 @@ fn trace_lines(lines: &[String]) -> (Set, usize) {
             eval: b.white,
         });
     }
-    (set, bad)
+    set
 }
 
 fn sigmoid(k: f64, e: f64) -> f64 {
@@ -618,27 +634,27 @@ fn add_smoothness_gradient(g: &mut [f64], w: &[f64], x: f64) {
     }
 }
 
-/// Splits off whole blocks of consecutive lines (positions of one game tend to be neighbours), so
-/// that the held-out part is mostly unseen games.
-fn split(lines: Vec<String>, holdout_percent: usize) -> (Vec<String>, Vec<String>) {
+/// Splits off whole blocks of consecutive positions (positions of one game tend to be
+/// neighbours), so that the held-out part is mostly unseen games.
+fn split<T>(items: Vec<T>, holdout_percent: usize) -> (Vec<T>, Vec<T>) {
     const BLOCK: usize = 500;
     let (mut train, mut test) = (Vec::new(), Vec::new());
-    for (i, line) in lines.into_iter().enumerate() {
+    for (i, item) in items.into_iter().enumerate() {
         if (i / BLOCK) * 7 % 100 < holdout_percent {
-            test.push(line);
+            test.push(item);
         } else {
-            train.push(line);
+            train.push(item);
         }
     }
     (train, test)
 }
 
-fn trace_parallel(lines: &[String], threads: usize) -> (Set, usize) {
-    let chunk = lines.len().div_ceil(threads).max(1);
-    let parts: Vec<(Set, usize)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = lines
+fn trace_parallel(positions: &[Labelled], threads: usize) -> Set {
+    let chunk = positions.len().div_ceil(threads).max(1);
+    let parts: Vec<Set> = std::thread::scope(|scope| {
+        let handles: Vec<_> = positions
             .chunks(chunk)
-            .map(|part| scope.spawn(move || trace_lines(part)))
+            .map(|part| scope.spawn(move || trace_positions(part)))
             .collect();
         handles
             .into_iter()
@@ -649,17 +665,15 @@ fn trace_parallel(lines: &[String], threads: usize) -> (Set, usize) {
         samples: Vec::new(),
         features: Vec::new(),
     };
-    let mut bad = 0;
-    for (part, b) in parts {
+    for part in parts {
         let offset = set.features.len() as u32;
         set.samples.extend(part.samples.iter().map(|s| Sample {
             start: s.start + offset,
             ..*s
         }));
         set.features.extend_from_slice(&part.features);
-        bad += b;
     }
-    (set, bad)
+    set
 }
 
 /// `brudno-tools tune ...`: see `USAGE`.
@@ -686,19 +700,18 @@ pub fn run(args: &[String]) -> Result<()> {
     }
 
     let t0 = Instant::now();
-    let mut lines = read_lines(&o.data, o.limit)?;
+    let (mut positions, bad) = read_epd(&o.data, o.limit)?;
     if let Some(pgn) = &o.pgn {
-        lines.extend(pgn_lines(pgn, o.pgn_plies, o.pgn_per_game)?);
+        positions.extend(pgn_positions(pgn, o.pgn_plies, o.pgn_per_game)?);
     }
-    let (train_lines, test_lines) = split(lines, o.holdout);
-    let (train, bad_train) = trace_parallel(&train_lines, o.threads);
-    let (test, bad_test) = trace_parallel(&test_lines, o.threads);
-    drop((train_lines, test_lines));
+    let (train_positions, test_positions) = split(positions, o.holdout);
+    let train = trace_parallel(&train_positions, o.threads);
+    let test = trace_parallel(&test_positions, o.threads);
+    drop((train_positions, test_positions));
     println!(
-        "{} training and {} held-out positions ({} lines skipped), {:.1} features each, traced in {:.1}s",
+        "{} training and {} held-out positions ({bad} lines skipped), {:.1} features each, traced in {:.1}s",
         train.samples.len(),
         test.samples.len(),
-        bad_train + bad_test,
         train.features.len() as f64 / train.samples.len() as f64,
         t0.elapsed().as_secs_f64()
     );
@@ -874,8 +887,8 @@ mod tests {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let (set, bad) = trace_lines(&lines);
-        assert_eq!(bad, 0);
+        let positions: Vec<Labelled> = lines.iter().map(|l| parse_epd(l).unwrap()).collect();
+        let set = trace_positions(&positions);
         let w = to_floats(&WEIGHTS);
         for s in &set.samples {
             assert!((linear_eval(&set, s, &w) - s.eval as f64).abs() <= 2.0);
