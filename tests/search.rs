@@ -438,24 +438,12 @@ fn tt_mate_scores_round_trip() {
 
 // ----- the move picker -----
 
-/// A small deterministic generator for the picker's inputs.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// A legal move, a random 16-bit pattern (mostly illegal) or none.
-    fn candidate(&mut self, legal: &MoveList) -> Move {
-        match self.next() % 3 {
-            0 if !legal.is_empty() => legal[(self.next() % legal.len() as u64) as usize],
-            1 => Move::from_raw(self.next() as u16),
-            _ => Move::NULL,
-        }
+/// The picker's inputs: a legal move, a random 16-bit pattern (mostly illegal) or none.
+fn candidate(rng: &mut brudno::util::Rng, legal: &MoveList) -> Move {
+    match rng.below(3) {
+        0 if !legal.is_empty() => legal[rng.below(legal.len() as u64) as usize],
+        1 => Move::from_raw(rng.next_u64() as u16),
+        _ => Move::NULL,
     }
 }
 
@@ -466,11 +454,16 @@ fn sorted(mut v: Vec<u16>) -> Vec<u16> {
 
 /// Perft through the staged picker, checking at every node that it yields each legal move
 /// exactly once, whatever hash move, killers and counter-move it is handed.
-fn picker_perft(p: &Position, depth: u32, rng: &mut Rng, hist: &mut Histories) -> u64 {
+fn picker_perft(
+    p: &Position,
+    depth: u32,
+    rng: &mut brudno::util::Rng,
+    hist: &mut Histories,
+) -> u64 {
     let legal = p.legal_moves();
-    let tt = rng.candidate(&legal);
-    let killers = [rng.candidate(&legal), rng.candidate(&legal)];
-    let counter = rng.candidate(&legal);
+    let tt = candidate(rng, &legal);
+    let killers = [candidate(rng, &legal), candidate(rng, &legal)];
+    let counter = candidate(rng, &legal);
     let mut picker = MovePicker::new(p, tt, killers, counter, [None, None]);
     let mut yielded = Vec::new();
     while let Some(m) = picker.next(p, hist) {
@@ -526,7 +519,7 @@ fn picker_perft(p: &Position, depth: u32, rng: &mut Rng, hist: &mut Histories) -
 
 #[test]
 fn picker_yields_exactly_the_legal_moves_on_the_perft_suite() {
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut rng = brudno::util::Rng::new(0x2545_f491_4f6c_dd1d);
     let mut hist = Histories::new();
     let mut checked = 0;
     for line in PERFT_SUITE.lines().filter(|l| !l.trim().is_empty()) {
@@ -555,14 +548,14 @@ fn picker_yields_exactly_the_legal_moves_on_the_perft_suite() {
 
 #[test]
 fn skipping_quiets_keeps_every_noisy_move() {
-    let mut rng = Rng(77);
+    let mut rng = brudno::util::Rng::new(77);
     let hist = Histories::new();
     for line in PERFT_SUITE.lines().filter(|l| !l.trim().is_empty()) {
         let p = pos(line.split(';').next().unwrap().trim());
         let legal = p.legal_moves();
-        let tt = rng.candidate(&legal);
+        let tt = candidate(&mut rng, &legal);
         let mut picker = MovePicker::new(&p, tt, [Move::NULL; 2], Move::NULL, [None; 2]);
-        let skip_after = (rng.next() % 6) as usize;
+        let skip_after = rng.below(6) as usize;
         let mut yielded = Vec::new();
         while let Some(m) = picker.next(&p, &hist) {
             yielded.push(m);

@@ -256,7 +256,9 @@ impl Book {
                 .copied()
                 .unwrap()
         } else {
-            let mut r = (splitmix64(rng_seed) % total as u64) as u32;
+            // The first number of a generator seeded with the seed: a good random number from any
+            // seed, such as the time or a counter.
+            let mut r = (crate::util::Rng::new(rng_seed).next_u64() % total as u64) as u32;
             *entries
                 .iter()
                 .find(|e| {
@@ -277,15 +279,6 @@ impl Book {
 /// counter gives it: what `BookDepth` is compared with.
 pub fn game_ply(pos: &Position) -> u32 {
     (pos.fullmove_number().max(1) as u32 - 1) * 2 + (pos.side_to_move() == Color::Black) as u32
-}
-
-/// A 64-bit mix of the seed (SplitMix64's finaliser): a good random number from any seed, such
-/// as the time or a counter.
-fn splitmix64(seed: u64) -> u64 {
-    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// The Polyglot encoding of a legal move (castling as king takes rook).

@@ -10,8 +10,6 @@ use super::position::{castle_slot, CastleSide, Position};
 use super::types::{Color, Piece, PieceType, Square};
 use std::fmt;
 
-pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-
 /// Why a FEN was rejected. `Display` gives the message shown to users.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FenError {

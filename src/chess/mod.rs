@@ -20,9 +20,9 @@ pub mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use delta::MoveDelta;
-pub use fen::{FenError, START_FEN};
+pub use fen::FenError;
 pub use movegen::GenType;
 pub use moves::{Move, MoveKind, MoveList};
 pub use outcome::Outcome;
-pub use position::{CastleSide, Position};
+pub use position::{CastleSide, Position, START_FEN};
 pub use types::{Color, Piece, PieceType, Square, PIECE_VALUES};

@@ -22,6 +22,8 @@ pub(crate) const fn castle_slot(c: Color, side: CastleSide) -> usize {
     c as usize * 2 + side as usize
 }
 
+pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
 const NO_PIECE: u8 = 12;
 
 #[derive(Clone, Copy)]
@@ -88,7 +90,7 @@ impl Position {
     }
 
     pub fn startpos() -> Position {
-        Position::from_fen(super::fen::START_FEN).expect("the start position is valid")
+        Position::from_fen(START_FEN).expect("the start position is valid")
     }
 
     // ----- queries -----

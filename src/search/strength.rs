@@ -69,33 +69,7 @@ pub fn tolerance_cp(elo: u32) -> f64 {
     200.0 * w * w
 }
 
-/// A small generator for the choice (no crate needed; quality is not critical here).
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed | 1)
-    }
-
-    /// Seeded from the clock: every game differs.
-    pub fn from_time() -> Rng {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64);
-        Rng::new(nanos ^ (std::process::id() as u64).rotate_left(32))
-    }
-
-    /// Uniform in [0, 1).
-    pub fn next_f64(&mut self) -> f64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        let x = self.0.wrapping_mul(0x2545_f491_4f6c_dd1d);
-        (x >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+pub use crate::util::Rng;
 
 /// Which of the candidate lines to play, given their scores (best first, internal units).
 /// A forced mate is never given away, and a line that gets mated is never chosen over one

@@ -115,13 +115,6 @@ pub struct RootTbResult {
     pub dtz_best: Option<Move>,
 }
 
-/// Tablebase probes so far in this process (for `tbhits`, if the search does not count its own).
-static PROBES: AtomicU64 = AtomicU64::new(0);
-
-pub fn probe_count() -> u64 {
-    PROBES.load(Ordering::Relaxed)
-}
-
 #[derive(Clone)]
 struct Adapter;
 
@@ -399,7 +392,6 @@ impl Tablebases {
         let slot = LOADED.read().unwrap_or_else(|e| e.into_inner());
         let loaded = slot.as_ref().filter(|l| l.id == self.id)?;
         let b = Boards::of(pos);
-        PROBES.fetch_add(1, Ordering::Relaxed);
         loaded
             .tables
             .probe_wdl(
@@ -435,7 +427,6 @@ impl Tablebases {
         let loaded = slot.as_ref().filter(|l| l.id == self.id)?;
         let b = Boards::of(pos);
         let cnt50 = pos.halfmove_clock().min(100) as u32;
-        PROBES.fetch_add(1, Ordering::Relaxed);
         let result = loaded
             .tables
             .probe_root(

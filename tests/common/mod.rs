@@ -54,26 +54,22 @@ pub fn parse_perft_epd(text: &str) -> Vec<PerftCase> {
     cases
 }
 
-/// SplitMix64: tiny, deterministic, good enough to pick random moves and mutations.
+/// The engine's generator (`brudno::util::Rng`, SplitMix64) with the helpers tests use.
 #[derive(Clone)]
-pub struct Rng(u64);
+pub struct Rng(brudno::util::Rng);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(brudno::util::Rng::new(seed))
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
-    /// Uniform-ish in `0..n` (`n` > 0).
+    /// Uniform in `0..n` (`n` > 0).
     pub fn below(&mut self, n: usize) -> usize {
-        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
+        self.0.below(n as u64) as usize
     }
 
     /// One of `items` (not empty), uniform-ish.
