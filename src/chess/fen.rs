@@ -112,28 +112,7 @@ impl Position {
 
     /// The position as a 6-field FEN (X-FEN castling: `KQkq` unless an inner rook is meant).
     pub fn to_fen(&self) -> String {
-        let mut s = String::with_capacity(90);
-        for rank in (0..8).rev() {
-            let mut empty = 0;
-            for file in 0..8 {
-                match self.piece_at(Square::from_coords(file, rank)) {
-                    Some(p) => {
-                        if empty > 0 {
-                            s.push((b'0' + empty) as char);
-                            empty = 0;
-                        }
-                        s.push(p.letter());
-                    }
-                    None => empty += 1,
-                }
-            }
-            if empty > 0 {
-                s.push((b'0' + empty) as char);
-            }
-            if rank > 0 {
-                s.push('/');
-            }
-        }
+        let mut s = placement(|sq| self.piece_at(sq));
         s.push(' ');
         s.push(if self.side == Color::White { 'w' } else { 'b' });
         s.push(' ');
@@ -174,6 +153,33 @@ impl Position {
             ch
         }
     }
+}
+
+/// FEN's first field, the piece placement, for whatever says which piece stands where.
+pub fn placement(piece_at: impl Fn(Square) -> Option<Piece>) -> String {
+    let mut s = String::with_capacity(90);
+    for rank in (0..8).rev() {
+        let mut empty = 0;
+        for file in 0..8 {
+            match piece_at(Square::from_coords(file, rank)) {
+                Some(p) => {
+                    if empty > 0 {
+                        s.push((b'0' + empty) as char);
+                        empty = 0;
+                    }
+                    s.push(p.letter());
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            s.push((b'0' + empty) as char);
+        }
+        if rank > 0 {
+            s.push('/');
+        }
+    }
+    s
 }
 
 fn parse_board(pos: &mut Position, board: &str) -> Result<(), FenError> {

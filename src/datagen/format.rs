@@ -120,28 +120,7 @@ pub fn unpack_board(b: &[u8; BOARD_BYTES]) -> Result<(Position, i16, Outcome), F
         board[sq] = Some(crate::chess::Piece::new(color, kind));
         i += 1;
     }
-    let mut fen = String::with_capacity(90);
-    for rank in (0..8).rev() {
-        let mut empty = 0;
-        for file in 0..8 {
-            match board[rank * 8 + file] {
-                Some(p) => {
-                    if empty > 0 {
-                        fen.push((b'0' + empty) as char);
-                        empty = 0;
-                    }
-                    fen.push(p.letter());
-                }
-                None => empty += 1,
-            }
-        }
-        if empty > 0 {
-            fen.push((b'0' + empty) as char);
-        }
-        if rank > 0 {
-            fen.push('/');
-        }
-    }
+    let mut fen = crate::chess::fen::placement(|sq| board[sq.index()]);
     let black = b[24] >> 7 != 0;
     fen.push_str(if black { " b " } else { " w " });
     if castle_rooks.is_empty() {

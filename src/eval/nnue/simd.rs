@@ -76,9 +76,19 @@ impl Backend {
     /// Not AVX-512 even where present: measured on Zen 4 (`examples/nnue_speed.rs`) it is no
     /// faster for updates and refreshes and saves ~2 ns of an evaluation, while on Intel parts
     /// before Ice Lake 512-bit instructions lower the clock of everything else the core runs.
+    ///
+    /// `BRUDNO_SIMD=scalar|avx2|avx512` in the environment picks another one the CPU has (to
+    /// measure the portable code's speed in a real search).
     pub fn best() -> Backend {
         static BEST: std::sync::OnceLock<Backend> = std::sync::OnceLock::new();
-        *BEST.get_or_init(|| Backend::avx2().unwrap_or(Backend::SCALAR))
+        *BEST.get_or_init(|| {
+            let asked = std::env::var("BRUDNO_SIMD").ok();
+            Backend::available()
+                .into_iter()
+                .find(|b| asked.as_deref() == Some(b.name()))
+                .or_else(Backend::avx2)
+                .unwrap_or(Backend::SCALAR)
+        })
     }
 
     /// Every backend this CPU supports, scalar first (for tests and benchmarks).
