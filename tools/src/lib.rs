@@ -2,6 +2,7 @@
 //! call them in-process; `main.rs` is only the command-line front.
 
 pub mod book;
+pub mod eval_loss;
 pub mod input;
 pub mod pgn;
 pub mod pgn_to_data;

@@ -14,6 +14,11 @@ const COMMANDS: &[(&str, &str, Command)] = &[
         brudno_tools::train::command,
     ),
     (
+        "eval-loss",
+        "the training loss of the hand-crafted evaluation and of networks on datagen data",
+        brudno_tools::eval_loss::command,
+    ),
+    (
         "tune",
         "Texel-tune the hand-crafted evaluation's weights (tune --help)",
         brudno_tools::tune::run,
