@@ -903,3 +903,25 @@ fn folders_devices_fifos_and_huge_files_are_refused_before_reading() {
     gui.until("bestmove");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_panic_in_the_main_search_with_helpers_still_answers() {
+    // With helpers running, the main thread's panic must stop them too (the tables are
+    // cleared afterwards, which waits for every helper).
+    let mut gui = Gui::start_with_env(&[("BRUDNO_FAULT_PANIC_AFTER_NODES", "5000")]);
+    gui.send("setoption name OwnBook value false");
+    gui.send("setoption name Threads value 3");
+    gui.send("position startpos");
+    gui.send("go infinite");
+    gui.until_within(
+        "info string error: the search failed",
+        Duration::from_secs(20),
+    )
+    .expect("the panic is reported");
+    gui.send("stop");
+    gui.until_within("bestmove", Duration::from_secs(20))
+        .expect("a bestmove after the stop (the helpers did not hold the engine)");
+    gui.send("go depth 3");
+    gui.until_within("bestmove", Duration::from_secs(20))
+        .expect("the engine searches again");
+}

@@ -39,11 +39,11 @@ pub struct BookEntry {
     pub weight: u16,
 }
 
-/// Why a book could not be loaded. `Display` gives a one-line message for an `info string`.
 /// Larger books are refused before anything is read (the largest public Polyglot books are a
 /// few hundred MB; the whole file is read into memory).
 pub const MAX_BOOK_BYTES: u64 = 1 << 30;
 
+/// Why a book could not be loaded. `Display` gives a one-line message for an `info string`.
 #[derive(Debug)]
 pub enum BookError {
     /// Missing, not a regular file, or larger than any book this engine reads.

@@ -114,7 +114,7 @@ impl Settings {
                 "threads" => s.threads = number()?.clamp(1, 256) as usize,
                 "games" => s.games = Some(number()?),
                 "seed" => s.seed = number()?,
-                "nodes" => s.nodes = number()?.max(1),
+                "nodes" => s.nodes = number()?.clamp(1, 1 << 40),
                 "random-plies" => s.random_plies = number()? as u32,
                 "openings" => s.openings = Some(PathBuf::from(value)),
                 "chess960" => s.chess960 = matches!(value.as_str(), "true" | "1" | "yes"),
@@ -228,13 +228,22 @@ pub fn run(settings: Settings) -> Result<()> {
             std::thread::Builder::new()
                 .name(format!("datagen-{k}"))
                 .stack_size(16 << 20)
-                .spawn(move || play_stream(&shared, k as u64, &path, played))
+                .spawn(move || {
+                    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        play_stream(&shared, k as u64, &path, played)
+                    }));
+                    if !matches!(run, Ok(Ok(()))) {
+                        shared.done.store(true, Ordering::Relaxed);
+                    }
+                    run.unwrap_or_else(|_| Err(anyhow::anyhow!("datagen: stream {k} panicked")))
+                })
                 .context("datagen: cannot start a thread")
         })
         .collect::<Result<_>>()?;
     let start = Instant::now();
     let mut last_report = Instant::now();
-    while !handles.iter().all(|h| h.is_finished()) {
+    // A stream that fails (a full disk, say) stops the others.
+    while !handles.iter().all(|h| h.is_finished()) && !shared.done.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(200));
         if last_report.elapsed() >= Duration::from_secs(10) {
             last_report = Instant::now();
@@ -271,6 +280,9 @@ fn check_settings_file(settings: &Settings) -> Result<()> {
     let ours = settings.identity();
     match std::fs::read_to_string(&path) {
         Ok(theirs) if theirs == ours => Ok(()),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(e).with_context(|| format!("datagen: cannot read {}", path.display()))
+        }
         Ok(theirs) => bail!(
             "datagen: {} holds data made with other settings; use another --out.\n\
              there:\n{theirs}\nasked:\n{ours}",
@@ -312,6 +324,16 @@ fn resume_stream(path: &Path) -> Result<u64> {
     };
     let (games, end) = format::whole_games(&bytes);
     if end < bytes.len() {
+        // Only a cut last game is the trace of a kill; anything else is damage, and cutting
+        // there would throw good games away.
+        if let Err(e) = format::GameRecord::decode(&bytes[end..]) {
+            if e != format::FormatError::Truncated {
+                bail!(
+                    "datagen: {} is damaged at byte {end} ({e}); move it away to continue",
+                    path.display()
+                );
+            }
+        }
         eprintln!(
             "datagen: {}: {} bytes after the last whole game cut off",
             path.display(),
@@ -377,7 +399,7 @@ pub fn genfens(
     let mut player = GamePlayer::new(&settings, None);
     for i in 0..count {
         let mut rng = Rng::derive(seed, &[i]);
-        let game = player.opening(&mut rng, &openings);
+        let game = player.opening(&mut rng, &openings)?;
         emit(&game.position().to_fen());
     }
     Ok(())
@@ -386,7 +408,9 @@ pub fn genfens(
 /// Plays stream `k`'s games from game `next` on, appending each whole game to its file.
 fn play_stream(shared: &Shared, k: u64, path: &Path, mut next: u64) -> Result<()> {
     let settings = &shared.settings;
-    let per_stream = settings.games.map(|g| g.div_ceil(settings.threads as u64));
+    // `--games` in all: the remainder goes to the first streams.
+    let t = settings.threads as u64;
+    let per_stream = settings.games.map(|g| g / t + (k < g % t) as u64);
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -396,7 +420,7 @@ fn play_stream(shared: &Shared, k: u64, path: &Path, mut next: u64) -> Result<()
     let mut bytes = Vec::with_capacity(4096);
     while per_stream.is_none_or(|n| next < n) && !shared.done.load(Ordering::Relaxed) {
         let mut rng = Rng::derive(settings.seed, &[k, next]);
-        let game = player.play(&mut rng, &shared.openings);
+        let game = player.play(&mut rng, &shared.openings)?;
         bytes.clear();
         game.encode(&mut bytes);
         // One write per game: a kill leaves at most one partial game, cut off on resume.
@@ -410,6 +434,9 @@ fn play_stream(shared: &Shared, k: u64, path: &Path, mut next: u64) -> Result<()
     file.flush()?;
     Ok(())
 }
+
+/// Random openings tried before giving up (a book of finished or lost positions).
+const MAX_OPENING_TRIES: usize = 10_000;
 
 /// Plays games with one searcher.
 pub struct GamePlayer {
@@ -477,8 +504,8 @@ impl GamePlayer {
     }
 
     /// A start position after the random plies that the verification search calls playable.
-    fn opening(&mut self, rng: &mut Rng, openings: &[Position]) -> Game {
-        loop {
+    fn opening(&mut self, rng: &mut Rng, openings: &[Position]) -> Result<Game> {
+        for _ in 0..MAX_OPENING_TRIES {
             let pos = if !openings.is_empty() {
                 openings[rng.below(openings.len() as u64) as usize]
             } else if self.settings.chess960 {
@@ -503,15 +530,19 @@ impl GamePlayer {
             self.searcher.clear();
             let soft = self.settings.nodes * 10;
             match self.search(game.position(), game.history(), soft) {
-                Some((_, score)) if score.abs() <= self.settings.verify_limit => return game,
+                Some((_, score)) if score.abs() <= self.settings.verify_limit => return Ok(game),
                 _ => continue,
             }
         }
+        bail!(
+            "no playable opening in {MAX_OPENING_TRIES} tries (each ended or scored beyond ±{} cp)",
+            self.settings.verify_limit
+        )
     }
 
     /// Plays one game with the generator `rng`.
-    pub fn play(&mut self, rng: &mut Rng, openings: &[Position]) -> GameRecord {
-        let mut game = self.opening(rng, openings);
+    pub fn play(&mut self, rng: &mut Rng, openings: &[Position]) -> Result<GameRecord> {
+        let mut game = self.opening(rng, openings)?;
         self.searcher.clear();
         let mut record = GameRecord::new(*game.position());
         let (mut win_run, mut loss_run, mut draw_run) = (0u32, 0u32, 0u32);
@@ -551,7 +582,7 @@ impl GamePlayer {
             }
             game.play(m);
         };
-        record
+        Ok(record)
     }
 
     /// The game's result by a Syzygy table, which is exact right after a capture or pawn move.

@@ -156,7 +156,16 @@ impl Engine {
             Effect::LoadTablebases => notes.extend(self.load_tablebases(&value)?),
             Effect::LoadNetwork => notes.extend(self.load_network(&value)?),
         }
+        // The table stores static evaluations: another evaluation must not reuse them.
+        let evaluation_before =
+            setup::search_options(&self.settings, None, &self.network).evaluation;
         (spec.set)(&mut self.settings, value);
+        if setup::search_options(&self.settings, None, &self.network).evaluation
+            != evaluation_before
+            || spec.effect == Effect::LoadNetwork
+        {
+            self.with_searcher(|se| se.clear());
+        }
         Ok(Applied {
             spec,
             notes,
@@ -180,6 +189,7 @@ impl Engine {
             }
             Err(e) => {
                 self.book = None;
+                self.settings.book_file.clear();
                 Err(format!(
                     "book file {path} not used: {e}; using the embedded book"
                 ))
@@ -324,10 +334,24 @@ impl Engine {
         // The search's work; should no thread start for it, it runs here, on the caller's
         // thread (`inline` says so in an info line): slower to stop, but a move still comes.
         let work = move |inline: Option<String>| {
+            let mut job = job;
             if let Some(why) = inline {
                 on_event(SearchEvent::Message(format!(
-                    "error: the search thread could not be started ({why}); searching on the protocol thread"
+                    "error: the search thread could not be started ({why}); searching on the protocol thread, to depth 8 at most"
                 )));
+                // The protocol thread is busy here and cannot read a `stop`: the search
+                // must end by itself.
+                let l = &mut job.limits;
+                l.infinite = false;
+                l.ponder = false;
+                control.set_pondering(false);
+                if l.wtime.is_none()
+                    && l.btime.is_none()
+                    && l.movetime.is_none()
+                    && l.nodes.is_none()
+                {
+                    l.depth = Some(l.depth.map_or(8, |d| d.min(8)));
+                }
             }
             let result = {
                 let mut searcher = searcher.lock().unwrap_or_else(|e| e.into_inner());

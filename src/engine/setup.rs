@@ -23,10 +23,7 @@ pub struct BookMove {
 /// analysis): only then may the book answer. `go depth`, `go nodes`, `go mate`, `infinite`,
 /// `ponder`, `searchmoves` and MultiPV > 1 always search and report.
 pub fn plays_a_game(limits: &Limits, settings: &Settings) -> bool {
-    let clock = limits.wtime.is_some()
-        || limits.btime.is_some()
-        || limits.movetime.is_some()
-        || limits.movestogo.is_some();
+    let clock = limits.wtime.is_some() || limits.btime.is_some() || limits.movetime.is_some();
     clock
         && !limits.infinite
         && !limits.ponder

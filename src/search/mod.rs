@@ -408,6 +408,9 @@ impl Searcher {
         }
         let multipv = options.multipv.clamp(1, moves.len());
         let helpers = Arc::new(SearchControl::new());
+        // The helpers stop however this search ends, a panic included (the engine then
+        // clears the tables, which waits for them).
+        let _stop_helpers = StopOnDrop(&helpers);
         let helper_nodes = Arc::new(AtomicU64::new(0));
         if self.pool.len() > 0 {
             self.pool.start(Arc::new(smp::HelperJob {
@@ -445,6 +448,15 @@ impl Searcher {
         helpers.stop();
         let results = self.pool.finished_results();
         smp::choose(main, results, multipv, &worker, report)
+    }
+}
+
+/// Stops a search's helpers when dropped.
+struct StopOnDrop<'a>(&'a SearchControl);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.stop();
     }
 }
 

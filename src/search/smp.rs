@@ -68,12 +68,13 @@ pub struct Pool {
     yielding: bool,
 }
 
-/// When there are more search threads than cores, the helpers run under the idle scheduling
-/// policy: the main thread, which alone keeps time and answers, then always gets a core when
-/// it wants one. With ordinary priorities (even nice 19) a core's scheduling period grows
-/// with the number of runnable threads, and the main thread waited up to ~200 ms for its turn
-/// among 255 helpers (measured with `scripts/oversubscription`, README). A thread can lower
-/// its priority but not raise it again, so a change of regime starts the helpers afresh.
+/// The machine's cores: with more search threads than this the helpers run under the idle
+/// scheduling policy (see `Pool::resize`), so that the main thread, which alone keeps time and
+/// answers, always gets a core when it wants one. With ordinary priorities (nice 10 was
+/// measured) a core's scheduling period grows with the number of runnable threads, and the
+/// main thread waited up to ~300 ms for its turn among 255 helpers (`scripts/oversubscription`,
+/// README). A thread can lower its priority but not raise it again, so a change of regime
+/// starts the helpers afresh.
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }

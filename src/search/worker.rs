@@ -186,7 +186,7 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Polled every 1024 nodes (and at every node past a node limit).
+    /// Polled every 1024 nodes, 128 with helpers (and at every node past a node limit).
     #[cold]
     pub fn check_limits(&mut self) {
         if self.nodes >= self.panic_after_nodes {

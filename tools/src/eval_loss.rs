@@ -115,7 +115,10 @@ mod tests {
         let mut player = GamePlayer::new(&settings, None);
         let mut bytes = Vec::new();
         for g in 0..4 {
-            player.play(&mut Rng::new(g), &[]).encode(&mut bytes);
+            player
+                .play(&mut Rng::new(g), &[])
+                .unwrap()
+                .encode(&mut bytes);
         }
         let path = std::env::temp_dir().join(format!("brudno-eval-loss-{}.vf", std::process::id()));
         std::fs::write(&path, &bytes).unwrap();

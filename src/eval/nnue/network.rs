@@ -196,7 +196,10 @@ impl Network {
     /// the incremental evaluation so the two cannot round differently.
     #[inline]
     pub fn scale_output(&self, sum: i32) -> i32 {
-        (sum / QA + self.output_bias as i32) * SCALE / (QA * QB)
+        // In i64: a file with saturating biases can make `sum / QA` about 8.3 M, and ×SCALE
+        // would overflow an i32.
+        let cp = ((sum / QA) as i64 + self.output_bias as i64) * SCALE as i64 / (QA * QB) as i64;
+        cp.clamp(i32::MIN as i64, i32::MAX as i64) as i32
     }
 }
 
