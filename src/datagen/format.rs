@@ -204,8 +204,7 @@ pub struct Sample {
 impl Sample {
     /// Plies since the game's start position (from the move counters).
     pub fn game_ply(&self) -> u32 {
-        2 * (self.pos.fullmove_number() as u32 - 1)
-            + (self.pos.side_to_move() == Color::Black) as u32
+        crate::book::game_ply(&self.pos)
     }
 
     /// The score from the side to move's point of view.

@@ -565,7 +565,7 @@ impl GamePlayer {
             } else {
                 0
             };
-            let ply = 2 * (pos.fullmove_number() as u32 - 1) + pos.side_to_move() as u32;
+            let ply = crate::book::game_ply(&pos);
             draw_run = if ply >= s.draw_from_ply && score.abs() <= s.draw_score {
                 draw_run + 1
             } else {
