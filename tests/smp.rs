@@ -136,36 +136,57 @@ fn one_thread_is_deterministic_after_a_multithreaded_search() {
     assert_eq!(depth_search_lines(&mut gui, FENS[1]), expected);
 }
 
-/// Threads of a process, from /proc (Linux).
-fn thread_count(pid: u32) -> Option<usize> {
-    Some(std::fs::read_dir(format!("/proc/{pid}/task")).ok()?.count())
+/// Thread ids of a process, from /proc (Linux).
+fn thread_ids(pid: u32) -> Option<Vec<u32>> {
+    let mut ids: Vec<u32> = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .ok()?
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .collect();
+    ids.sort_unstable();
+    Some(ids)
+}
+
+/// The thread ids once `expected` threads remain: the thread that ran the search exits just
+/// after it printed `bestmove`, so the count settles within moments (none if it never does).
+fn settled_thread_ids(pid: u32, expected: usize) -> Vec<u32> {
+    let mut ids = thread_ids(pid).unwrap();
+    for _ in 0..200 {
+        if ids.len() == expected {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        ids = thread_ids(pid).unwrap();
+    }
+    ids
 }
 
 #[test]
 fn helper_threads_persist_between_searches_and_follow_the_threads_option() {
     let mut gui = Gui::start();
     gui.sync();
-    let Some(idle) = thread_count(gui.pid()) else {
+    let Some(idle) = thread_ids(gui.pid()).map(|ids| ids.len()) else {
         return; // no /proc: nothing to count
     };
     gui.send("setoption name Threads value 4");
     gui.send("setoption name OwnBook value false");
-    let mut counts = Vec::new();
+    let mut after = Vec::new();
     for moves in ["", " moves e2e4", " moves e2e4 e7e5", " moves d2d4"] {
         gui.send(&format!("position startpos{moves}"));
         gui.send("go depth 8");
         gui.until("bestmove");
         gui.sync();
-        counts.push(thread_count(gui.pid()).unwrap());
+        after.push(settled_thread_ids(gui.pid(), idle + 3));
     }
-    // Three helpers started once and kept: the same threads after every search.
+    // Three helpers started once and kept: the very same threads after every search.
     assert!(
-        counts.iter().all(|&c| c == idle + 3),
-        "idle {idle}, after searches {counts:?}"
+        after
+            .iter()
+            .all(|ids| ids.len() == idle + 3 && *ids == after[0]),
+        "idle {idle}, threads after each search {after:?}"
     );
     gui.send("setoption name Threads value 2");
     gui.send("go depth 6");
     gui.until("bestmove");
     gui.sync();
-    assert_eq!(thread_count(gui.pid()).unwrap(), idle + 1);
+    assert_eq!(settled_thread_ids(gui.pid(), idle + 1).len(), idle + 1);
 }
