@@ -302,15 +302,15 @@ pub static OPTIONS: &[OptionSpec] = &[
     ),
     check!(
         "SecondarySearch",
-        "verify the chosen move deeper before playing it; keep searching if it fails",
+        "under a clock, verify the chosen move one ply deeper: play it at once if it holds, think on if not",
         search.secondary_search
     ),
     spin!(
-        "SecondaryDepth",
-        "extra plies of the secondary search",
+        "SecondaryPlacebo",
+        "for measurement: 0 = the real verdict; N = a coin says surprise N% of the time",
         0,
-        8,
-        search.secondary_depth as u32
+        100,
+        search.secondary_placebo as u32
     ),
 ];
 

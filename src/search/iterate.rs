@@ -4,6 +4,7 @@
 //! counts), so that `searchmoves`, MultiPV and "the best move so far" are simple.
 
 use super::score::*;
+use super::secondary::{self, Verdict};
 use super::strength;
 use super::thread::LMR;
 use super::time::{self, TimeBudget};
@@ -26,9 +27,6 @@ pub struct RootMove {
     /// Nodes spent on this move in the current iteration.
     pub nodes: u64,
 }
-
-/// The secondary search treats a drop of more than this as a fail low.
-const SECONDARY_MARGIN: i32 = 50;
 
 /// Where aspiration windows start (and grow from): a narrow window around the last score.
 const ASPIRATION_DELTA: i32 = 15;
@@ -111,6 +109,15 @@ impl Deepening<'_, '_, '_> {
         let mut last_best = Move::NULL;
         let mut stable = 0u32;
         let mut scores: Vec<i32> = Vec::new();
+        // The secondary search: at most one verdict per move, and what it said.
+        let secondary_on = secondary::applies(
+            options.secondary_search,
+            self.worker.budget.is_some_and(|b| b.scalable),
+            self.multipv,
+            self.moves.len(),
+            self.helper_id == 0,
+        );
+        let mut verdict: Option<(Verdict, Move)> = None;
 
         // Lazy SMP: half the helpers search one ply ahead of the others, so that the threads
         // spread over two depths and fill the shared table with different work.
@@ -122,8 +129,10 @@ impl Deepening<'_, '_, '_> {
                 rm.nodes = 0;
             }
             let iteration_start_nodes = self.worker.nodes;
+            let iteration_start_total = self.worker.total_nodes();
+            let mut failed_low = false;
             for pv_idx in 0..self.multipv {
-                self.aspiration(depth, pv_idx);
+                failed_low |= self.aspiration(depth, pv_idx) && pv_idx == 0;
                 if self.worker.stopped {
                     break;
                 }
@@ -168,19 +177,52 @@ impl Deepening<'_, '_, '_> {
             last_best = best.mv;
             scores.push(best.score);
             let mut finishing = depth == max_depth;
-            if let (Some(b), false) = (self.worker.budget, self.worker.pondering) {
+            if let Some(b) = self.worker.budget {
                 let iter_nodes = (self.worker.nodes - iteration_start_nodes).max(1);
                 let best_nodes = best.nodes as f64 / iter_nodes as f64;
-                finishing |= self.time_is_up(b, stable, &scores, best_nodes, options);
-            }
-            if finishing {
-                if options.secondary_search && self.multipv == 1 && self.moves.len() > 1 {
-                    if let Some(d) = self.secondary(depth, options.secondary_depth as i32) {
-                        completed = d;
-                        last_best = self.moves[0].mv;
+                let soft = self.soft_target(b, stable, &scores, best_nodes);
+                // The secondary search's verdict, taken while pondering too (a ponderhit
+                // then honours it).
+                if secondary_on
+                    && verdict.is_none()
+                    && depth >= secondary::MIN_DEPTH
+                    && self.worker.thinking_ms() as f64 >= secondary::KAPPA * soft
+                    && secondary::judgeable(self.moves[0].score)
+                {
+                    let iteration_total = self.worker.total_nodes() - iteration_start_total;
+                    let v =
+                        self.secondary_verdict(depth, failed_low, iteration_total, soft, options);
+                    verdict = Some((v, self.moves[0].mv));
+                    if self.worker.stopped {
+                        break;
                     }
                 }
+                let target = match verdict.map(|v| v.0) {
+                    Some(Verdict::Holds) => 0.0,
+                    Some(v) if v.is_surprise() => secondary::SURPRISE_TARGET * soft,
+                    _ => soft,
+                }
+                .min(b.hard_ms as f64);
+                if verdict.is_some() {
+                    self.worker.ponderhit_stop_ms = Some(target as u64);
+                }
+                if !self.worker.pondering {
+                    finishing |= self.worker.thinking_ms() as f64 >= target;
+                }
+            }
+            if finishing {
                 break;
+            }
+        }
+        if let Some((v, chosen)) = verdict {
+            if v.is_surprise() && self.moves[0].mv != chosen {
+                let text = format!(
+                    "secondary changed {} to {}",
+                    root.move_to_uci(chosen, false),
+                    root.move_to_uci(self.moves[0].mv, false)
+                );
+                log::info!(target: "secondary", "{text}");
+                (self.report)(SearchEvent::Debug(text));
             }
         }
 
@@ -213,29 +255,17 @@ impl Deepening<'_, '_, '_> {
         }
     }
 
-    fn time_is_up(
-        &self,
-        b: TimeBudget,
-        stable: u32,
-        scores: &[i32],
-        best_nodes: f64,
-        options: &SearchOptions,
-    ) -> bool {
-        // Pondering counts: the soft limits are on thinking time, the hard one on the clock.
-        let elapsed = self.worker.thinking_ms();
+    /// The time manager's target after an iteration, in thinking milliseconds (pondering
+    /// counts: the soft limits are on thinking time, the hard one on the clock): the soft
+    /// limit scaled by how settled the search is, at most the hard limit.
+    fn soft_target(&self, b: TimeBudget, stable: u32, scores: &[i32], best_nodes: f64) -> f64 {
         if self.moves.len() == 1 {
             // A forced move: one iteration to have a score and a ponder move is enough.
-            return true;
+            return 0.0;
         }
         if !b.scalable {
-            // A fixed time: all of it for iterations, or the last quarter kept for the
-            // secondary search.
-            let share = if options.secondary_search {
-                3 * b.soft_ms / 4
-            } else {
-                b.soft_ms
-            };
-            return elapsed >= share;
+            // A fixed time per move: all of it for iterations.
+            return b.soft_ms as f64;
         }
         let n = scores.len();
         // The score drop against the average of the two iterations before.
@@ -245,52 +275,60 @@ impl Deepening<'_, '_, '_> {
             0
         };
         let soft = b.soft_ms as f64 * time::soft_scale(stable, drop, best_nodes);
-        elapsed as f64 >= soft.min(b.hard_ms as f64)
+        soft.min(b.hard_ms as f64)
     }
 
-    /// The secondary search (the lecture's "after the algorithm picks a move, search a few
-    /// more plies along the expected line and check for surprises"): the chosen move is
-    /// searched `extra` plies deeper with a null window just below its score. If it holds,
-    /// nothing changes. If it drops by more than the margin, that is a fail low found at the
-    /// last moment: every root move is searched again at the deeper depth (within the hard
-    /// time limit), and the move that comes out best is played. Returns the depth of that
-    /// re-search when it completed.
-    fn secondary(&mut self, depth: i32, extra: i32) -> Option<i32> {
-        let best = self.moves[0].mv;
-        let score = self.moves[0].score;
-        if extra <= 0 || is_mate(score) || self.worker.stopped {
-            return None;
-        }
-        let deeper = (depth + extra).min(MAX_PLY as i32 - 2);
-        let target = score - SECONDARY_MARGIN;
+    /// The secondary search's verdict on the chosen move after iteration `depth` (see
+    /// `secondary.rs`); a surprise found by the deeper search seeds the next window.
+    fn secondary_verdict(
+        &mut self,
+        depth: i32,
+        failed_low: bool,
+        iteration_nodes: u64,
+        soft: f64,
+        options: &SearchOptions,
+    ) -> Verdict {
         let root = self.root;
-        let w = &mut *self.worker;
-        w.root_depth = deeper;
-        w.begin_root(&root);
-        let child = w.make(&root, best, 0);
-        let check = (w.switches.check_extension && child.in_check()) as i32;
-        let v = -w.negamax::<false>(&child, -target, -target + 1, deeper - 1 + check, 1, true);
-        if w.stopped || v >= target {
-            return None;
+        let (best, score) = (self.moves[0].mv, self.moves[0].score);
+        let (mut v, found) = if failed_low {
+            (Verdict::FailedLow, score)
+        } else {
+            secondary::verify(self.worker, &root, best, score, depth, iteration_nodes / 2)
+        };
+        let placebo = options.secondary_placebo > 0 && v != Verdict::Inconclusive;
+        if placebo {
+            let nodes = self.worker.total_nodes();
+            v = if secondary::coin(&root, nodes, options.secondary_placebo) {
+                Verdict::Dropped
+            } else {
+                Verdict::Holds
+            };
+        } else if v == Verdict::Dropped {
+            self.moves[0].prev_score = found;
         }
         let text = format!(
-            "secondary search: {} drops below {} at depth {deeper}; searching every move again",
+            "secondary depth {depth} move {} score {} verify {}: {}{} at {} ms of {:.0}",
             root.move_to_uci(best, false),
-            to_uci_text(target),
+            to_uci_text(score),
+            to_uci_text(found),
+            v.name(),
+            if placebo {
+                " by the placebo's coin"
+            } else {
+                ""
+            },
+            self.worker.thinking_ms(),
+            soft,
         );
-        (self.report)(SearchEvent::Message(text));
-        self.moves[0].prev_score = v;
-        self.aspiration(deeper, 0);
-        if self.worker.stopped {
-            return None;
-        }
-        let line = self.line(0, deeper as u32);
-        (self.report)(SearchEvent::Line(line));
-        Some(deeper)
+        log::info!(target: "secondary", "{text}");
+        (self.report)(SearchEvent::Debug(text));
+        v
     }
 
     /// One depth for MultiPV line `pv_idx`, widening the window until the score fits.
-    fn aspiration(&mut self, depth: i32, pv_idx: usize) {
+    /// Returns whether the line failed low on the way.
+    fn aspiration(&mut self, depth: i32, pv_idx: usize) -> bool {
+        let mut failed_low = false;
         let centre = self.moves[pv_idx].prev_score;
         let mut delta = ASPIRATION_DELTA + centre.abs() / 64;
         let (mut alpha, mut beta) = if depth >= ASPIRATION_DEPTH && centre.abs() < MATE_BOUND {
@@ -303,9 +341,10 @@ impl Deepening<'_, '_, '_> {
             // Best first; moves that did not get a score this time keep their order.
             self.moves[pv_idx..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
             if self.worker.stopped {
-                return;
+                return failed_low;
             }
             if score <= alpha {
+                failed_low = true;
                 // Fail low: the line is worse than we thought; look lower, and keep beta
                 // close, since the new best is likely just below.
                 self.moves[pv_idx].bound = Bound::Upper;
@@ -318,7 +357,7 @@ impl Deepening<'_, '_, '_> {
                 beta = (score + delta).min(INF);
             } else {
                 self.moves[pv_idx].bound = Bound::Exact;
-                return;
+                return failed_low;
             }
             delta += delta / 2;
             if delta > 1000 {

@@ -9,6 +9,7 @@ mod iterate;
 pub mod picker;
 mod qsearch;
 pub mod score;
+mod secondary;
 pub mod see;
 mod smp;
 pub use smp::MAX_THREADS;
@@ -84,11 +85,12 @@ pub struct SearchOptions {
     pub check_extension: bool,
     /// `SingularExtensions` (on: +47 ± 39 Elo in 200 games at 1+0.01, though no WAC gain).
     pub singular_extensions: bool,
-    /// `SecondarySearch`: before committing to a move, search it `secondary_depth` plies
-    /// deeper; if its score drops, search every move again at that depth.
+    /// `SecondarySearch`: under a game clock, once the move is chosen, verify it one ply
+    /// deeper; play it at once if it holds, think on if it does not (`secondary.rs`).
     pub secondary_search: bool,
-    /// `SecondaryDepth`: the extra plies of the secondary search.
-    pub secondary_depth: u32,
+    /// `SecondaryPlacebo`: 0 = the real verdict; N = the same verification, then a coin
+    /// that says "surprise" N % of the time (to measure the method against a time shift).
+    pub secondary_placebo: u32,
     /// `UCI_LimitStrength` on: play at about this `UCI_Elo` (see `strength.rs`).
     pub strength_elo: Option<u32>,
     /// `Evaluation` (and `EvalFile`): the hand-crafted evaluation or a network.
@@ -112,7 +114,7 @@ impl Default for SearchOptions {
             check_extension: true,
             singular_extensions: true,
             secondary_search: false,
-            secondary_depth: 2,
+            secondary_placebo: 0,
             strength_elo: None,
             evaluation: crate::eval::EvalChoice::Hce,
         }
@@ -215,6 +217,8 @@ pub enum SearchEvent {
     },
     /// Free text for the user (`info string`).
     Message(String),
+    /// Free text for a user who asked for it (`info string` in `debug on` mode only).
+    Debug(String),
 }
 
 #[derive(Clone, Debug, PartialEq)]

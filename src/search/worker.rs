@@ -62,6 +62,9 @@ pub struct Worker<'a> {
     pub clock_start: Instant,
     pub start: Instant,
     pub pondering: bool,
+    /// Thinking time past which a ponderhit answers at once (the time manager's last target;
+    /// `None`: the soft limit).
+    pub ponderhit_stop_ms: Option<u64>,
     /// Limits other than an explicit stop apply only once depth 1 is done.
     pub depth1_done: bool,
     pub root_depth: i32,
@@ -108,6 +111,7 @@ impl<'a> Worker<'a> {
             clock_start: now,
             start: now,
             pondering: control.pondering(),
+            ponderhit_stop_ms: None,
             depth1_done: false,
             root_depth: 0,
             nmp_min_ply: 0,
@@ -171,10 +175,17 @@ impl<'a> Worker<'a> {
         self.clock_start = Instant::now();
         self.publish_deadline();
         if let Some(b) = self.budget {
-            if self.depth1_done && self.thinking_ms() >= b.soft_ms {
+            let stop_ms = self.ponderhit_stop_ms.unwrap_or(b.soft_ms);
+            if self.depth1_done && self.thinking_ms() >= stop_ms {
                 self.stopped = true;
             }
         }
+    }
+
+    /// Whether the move's clock has passed the hard limit (never while pondering).
+    pub fn past_hard_limit(&self) -> bool {
+        self.budget
+            .is_some_and(|b| !self.pondering && self.clock_ms() >= b.hard_ms)
     }
 
     /// Tells the helpers when the clock's hard limit falls (not while pondering), so that

@@ -8,6 +8,8 @@ use crate::search::{Bound, LineInfo, Score, SearchEvent, SearchResult};
 pub struct Style {
     pub chess960: bool,
     pub show_wdl: bool,
+    /// `debug on`: the search's debug notes are shown too.
+    pub debug: bool,
 }
 
 /// `currmove` lines are only worth sending once a search has run this long.
@@ -29,6 +31,7 @@ pub fn event(root: &Position, event: &SearchEvent, style: Style) -> Option<Strin
             )
         }),
         SearchEvent::Message(text) => Some(format!("info string {text}")),
+        SearchEvent::Debug(text) => style.debug.then(|| format!("info string {text}")),
     }
 }
 
@@ -255,7 +258,7 @@ mod tests {
         assert_eq!(bestmove(&pos, &r, Style::default()), "bestmove e1g1");
         let style = Style {
             chess960: true,
-            show_wdl: false,
+            ..Style::default()
         };
         assert_eq!(bestmove(&pos, &r, style), "bestmove e1h1");
     }

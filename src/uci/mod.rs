@@ -306,6 +306,7 @@ impl Uci {
         let style = format::Style {
             chess960: settings.chess960,
             show_wdl: settings.show_wdl,
+            debug: self.debug,
         };
         self.searching = true;
         self.engine.go(

@@ -56,37 +56,110 @@ pub fn command(args: &[String]) -> Result<()> {
         })
         .collect::<Result<_>>()?;
     let networks: Vec<&Network> = nets.iter().map(|(_, n)| n.as_ref()).collect();
-    let (n, losses) = losses(&data, &networks, wdl, max)?;
+    let (n, fits) = losses(&data, &networks, wdl, max)?;
     println!("{n} positions, wdl {wdl}");
-    println!("hand-crafted evaluation: loss {:.6}", losses[0]);
-    for (i, (name, _)) in nets.iter().enumerate() {
-        println!("{name}: loss {:.6}", losses[i + 1]);
+    let names = [
+        "material only (the floor)".to_string(),
+        "hand-crafted evaluation".to_string(),
+    ]
+    .into_iter()
+    .chain(nets.iter().map(|(name, _)| name.clone()));
+    for (name, fit) in names.zip(&fits) {
+        println!(
+            "{name}: loss {:.6}, correlation with the search score {:.4}, score ≈ {:.3} × eval",
+            fit.loss, fit.correlation, fit.scale
+        );
     }
     Ok(())
 }
 
-/// The positions read and the mean loss of the hand-crafted evaluation, then of each network.
+/// Material in centipawns for the side to move: the crudest evaluation, a floor that shows
+/// how much of the loss any knowledge at all can remove.
+fn material(pos: &brudno::chess::Position) -> i32 {
+    use brudno::chess::{PieceType, PIECE_VALUES};
+    let us = pos.side_to_move();
+    PieceType::ALL
+        .iter()
+        .map(|&t| {
+            let v = PIECE_VALUES[t.index()];
+            v * (pos.colored(us, t).count() as i32 - pos.colored(us.flip(), t).count() as i32)
+        })
+        .sum()
+}
+
+/// How one evaluation fits the data.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Fit {
+    /// The trainer's loss.
+    pub loss: f64,
+    /// Pearson correlation of the evaluation with the search's score (positions with
+    /// |score| < 2000): how well it ranks positions, whatever its scale.
+    pub correlation: f64,
+    /// Least-squares k in score ≈ k · eval: below 1 the evaluation is more extreme than the
+    /// search's scores (the search's margins were tuned on the latter).
+    pub scale: f64,
+}
+
+/// Sums for one evaluation.
+#[derive(Default)]
+struct Sums {
+    loss: f64,
+    n: f64,
+    e: f64,
+    s: f64,
+    ee: f64,
+    ss: f64,
+    es: f64,
+}
+
+impl Sums {
+    fn add(&mut self, eval: f64, score: f64, target: f64) {
+        self.loss += (sigmoid(eval / 400.0) - target).powi(2);
+        if score.abs() < 2000.0 {
+            self.n += 1.0;
+            self.e += eval;
+            self.s += score;
+            self.ee += eval * eval;
+            self.ss += score * score;
+            self.es += eval * score;
+        }
+    }
+
+    fn fit(&self, positions: usize) -> Fit {
+        let n = self.n.max(1.0);
+        let cov = self.es / n - self.e / n * self.s / n;
+        let var_e = self.ee / n - (self.e / n).powi(2);
+        let var_s = self.ss / n - (self.s / n).powi(2);
+        Fit {
+            loss: self.loss / positions.max(1) as f64,
+            correlation: cov / (var_e * var_s).sqrt().max(f64::MIN_POSITIVE),
+            scale: self.es / self.ee.max(f64::MIN_POSITIVE),
+        }
+    }
+}
+
+/// The positions read and how each evaluation fits them: material only, the hand-crafted
+/// evaluation, then each network.
 pub fn losses(
     data: &[String],
     nets: &[&Network],
     wdl: f64,
     max: usize,
-) -> Result<(usize, Vec<f64>)> {
+) -> Result<(usize, Vec<Fit>)> {
     let filter = Filter::default();
-    let mut sums = vec![0.0f64; 1 + nets.len()];
+    let mut sums: Vec<Sums> = (0..2 + nets.len()).map(|_| Sums::default()).collect();
     let mut n = 0usize;
     'files: for path in data {
         let bytes = std::fs::read(path).with_context(|| path.clone())?;
         for game in GameReader::new(&bytes) {
             let Ok(game) = game else { break };
             for s in game.samples().filter(|s| filter.keep(s)) {
-                let target = wdl * s.stm_result() as f64
-                    + (1.0 - wdl) * sigmoid(s.stm_score() as f64 / 400.0);
-                let hce = brudno::eval::evaluate(&s.pos) as f64;
-                sums[0] += (sigmoid(hce / 400.0) - target).powi(2);
+                let score = s.stm_score() as f64;
+                let target = wdl * s.stm_result() as f64 + (1.0 - wdl) * sigmoid(score / 400.0);
+                sums[0].add(material(&s.pos) as f64, score, target);
+                sums[1].add(brudno::eval::evaluate(&s.pos) as f64, score, target);
                 for (i, net) in nets.iter().enumerate() {
-                    let v = net.evaluate_from_scratch(&s.pos) as f64;
-                    sums[i + 1] += (sigmoid(v / 400.0) - target).powi(2);
+                    sums[i + 2].add(net.evaluate_from_scratch(&s.pos) as f64, score, target);
                 }
                 n += 1;
                 if n >= max {
@@ -95,7 +168,7 @@ pub fn losses(
             }
         }
     }
-    Ok((n, sums.iter().map(|s| s / n.max(1) as f64).collect()))
+    Ok((n, sums.iter().map(|s| s.fit(n)).collect()))
 }
 
 #[cfg(test)]
@@ -124,12 +197,16 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let data = vec![path.display().to_string()];
         let zero = Network::zeroed();
-        let (n, l) = losses(&data, &[&zero], 0.0, usize::MAX).unwrap();
+        let (n, fits) = losses(&data, &[&zero], 0.0, usize::MAX).unwrap();
         assert!(n > 20, "{n} positions");
+        let l: Vec<f64> = fits.iter().map(|f| f.loss).collect();
+        // The hand-crafted evaluation ranks positions much as the searches built on it did.
+        assert!(fits[1].correlation > 0.5, "{fits:?}");
         // The zero network's prediction is 0.5: its loss is the targets' spread around 1/2.
-        assert!(l[1] > 0.0 && l[1] < 0.25, "{l:?}");
-        // The searches' scores come from the hand-crafted evaluation: it predicts them better.
-        assert!(l[0] < l[1], "{l:?}");
+        assert!(l[2] > 0.0 && l[2] < 0.25, "{l:?}");
+        // The searches' scores come from the hand-crafted evaluation: it predicts them better
+        // than material alone, which still beats a constant one half.
+        assert!(l[1] < l[0] && l[0] < l[2], "{l:?}");
         std::fs::remove_file(&path).unwrap();
     }
 }
