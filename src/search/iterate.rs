@@ -190,8 +190,17 @@ impl Deepening<'_, '_, '_> {
                     && secondary::judgeable(self.moves[0].score)
                 {
                     let iteration_total = self.worker.total_nodes() - iteration_start_total;
-                    let v =
-                        self.secondary_verdict(depth, failed_low, iteration_total, soft, options);
+                    // A fail low counts when the score fell by more than the margin since
+                    // the iteration before (narrow windows fail low on a few centipawns).
+                    let n = scores.len();
+                    let fell = n >= 2 && scores[n - 2] - scores[n - 1] > secondary::MARGIN;
+                    let v = self.secondary_verdict(
+                        depth,
+                        failed_low && fell,
+                        iteration_total,
+                        soft,
+                        options,
+                    );
                     verdict = Some((v, self.moves[0].mv));
                     if self.worker.stopped {
                         break;

@@ -7,7 +7,8 @@
 //! `bench`, MultiPV or a limited strength), on the main thread, once per move: after an
 //! iteration of depth ≥ `MIN_DEPTH`, once the thinking time passes `KAPPA` of the time
 //! manager's (scaled) soft target. The verdict:
-//! - a fail low of the best line in that last iteration is a surprise already, at no cost;
+//! - a fail low of the best line in that last iteration, with a score more than `MARGIN`
+//!   below the iteration before's, is a surprise already, at no cost;
 //! - otherwise the chosen move is searched one ply deeper than the iteration did, with a null
 //!   window `MARGIN` below its score and at most half the last iteration's nodes. At or above
 //!   the window it *holds*; below, it is a *surprise*; cut by the node cap, no verdict (the

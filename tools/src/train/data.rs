@@ -67,6 +67,17 @@ impl Entry {
         &self.ntm[..self.len as usize]
     }
 
+    /// The same position mirrored a↔h: every input's file reversed (the feature index keeps
+    /// the square in its low six bits, the file in the low three). The score and result are
+    /// kept: chess is the same mirrored but for castling, which the inputs do not see.
+    pub fn mirrored(&self) -> Entry {
+        let mut e = *self;
+        let n = e.len as usize;
+        e.stm[..n].iter_mut().for_each(|f| *f ^= 7);
+        e.ntm[..n].iter_mut().for_each(|f| *f ^= 7);
+        e
+    }
+
     /// The result for the side to move: 1 win, ½ draw, 0 loss.
     pub fn result(&self) -> f32 {
         self.result as f32 / 2.0
@@ -381,5 +392,29 @@ mod tests {
         };
         assert_eq!(stm, side(brudno::chess::Color::Black));
         assert_eq!(ntm, side(brudno::chess::Color::White));
+    }
+
+    #[test]
+    fn a_mirrored_entry_is_the_mirrored_position() {
+        brudno::chess::attacks::init();
+        let fen = "r1bqk2r/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQkq - 2 8";
+        let mirror = "r2kqb1r/pppb2pp/2np1n2/4p3/4PP2/2N2N2/PPPB2PP/R1BKQ2R w - - 2 8";
+        let entry = |fen: &str| {
+            let pos = Position::from_fen(fen).unwrap();
+            let mut e = Entry::from_sample(&Sample {
+                pos,
+                best: brudno::chess::Move::NULL,
+                score: 40,
+                outcome: brudno::chess::Outcome::Draw,
+            });
+            e.stm[..e.len as usize].sort();
+            e.ntm[..e.len as usize].sort();
+            e
+        };
+        let mut m = entry(fen).mirrored();
+        m.stm[..m.len as usize].sort();
+        m.ntm[..m.len as usize].sort();
+        assert_eq!(m, entry(mirror));
+        assert_ne!(m, entry(fen));
     }
 }

@@ -53,6 +53,8 @@ RUN_DIR/checkpoint.bin and ends with the same network as an uninterrupted run.
                           or cosine (down to 1% over the run, per batch) (default step)
   --wdl X                 weight of the game result in the target; 1 - X on the score
                           (default 0.3)
+  --mirror                also show each position mirrored a<->h (files reversed), in about
+                          half of the epochs: nearly the same chess, twice the positions
   --weight-decay X        AdamW's decoupled weight decay (default 0.01)
   --seed N                initial weights, validation split and shuffles (default 1)
   --threads N             threads for loading and for each batch (default 1)
@@ -89,6 +91,8 @@ pub struct Config {
     pub lr: f32,
     pub schedule: Schedule,
     pub wdl: f32,
+    /// `--mirror`: each position is seen mirrored a↔h in about half of the epochs.
+    pub mirror: bool,
     pub weight_decay: f32,
     pub seed: u64,
     pub threads: usize,
@@ -114,6 +118,7 @@ impl Default for Config {
                 drop_at: Schedule::default_drop(20),
             },
             wdl: 0.3,
+            mirror: false,
             weight_decay: 0.01,
             seed: 1,
             threads: 1,
@@ -175,6 +180,11 @@ impl Config {
                 "lr" => c.lr = parse(key, value)?,
                 "schedule" => schedule = parse(key, value)?,
                 "wdl" => c.wdl = parse(key, value)?,
+                "mirror" => {
+                    // A flag: no value.
+                    c.mirror = true;
+                    i -= 1;
+                }
                 "weight-decay" => c.weight_decay = parse(key, value)?,
                 "seed" => c.seed = parse(key, value)?,
                 "threads" => c.threads = parse(key, value)?,
@@ -231,6 +241,10 @@ impl Config {
         line("lr", self.lr.to_string());
         line("schedule", self.schedule.describe());
         line("wdl", self.wdl.to_string());
+        if self.mirror {
+            // Only when on: the runs before the option keep their identity.
+            line("mirror", "true".to_string());
+        }
         line("weight-decay", self.weight_decay.to_string());
         line("seed", self.seed.to_string());
         line("holdout", self.holdout.to_string());
@@ -307,12 +321,18 @@ impl Worker {
     }
 }
 
+/// Whether position `i` is seen mirrored in this epoch (`salt`: the epoch's; `None`: never).
+fn mirrored_now(i: u32, salt: Option<u64>) -> bool {
+    salt.is_some_and(|s| brudno::util::Rng::new(s ^ u64::from(i)).next_u64() & 1 == 1)
+}
+
 /// The mean loss of the batch `idx`; its gradient is left in `workers[0].grad`.
 fn batch_gradient(
     model: &Model,
     data: &Dataset,
     idx: &[u32],
     wdl: f32,
+    mirror_salt: Option<u64>,
     workers: &mut [Worker],
 ) -> f64 {
     let n = idx.len();
@@ -322,7 +342,14 @@ fn batch_gradient(
     let work = |w: &mut Worker, part: &[u32]| {
         // Dense zeroing: a batch of thousands of positions touches nearly every input row.
         w.grad.fill(0.0);
-        let entries = part.iter().map(|&i| data.get(i as usize));
+        let entries = part.iter().map(|&i| {
+            let e = *data.get(i as usize);
+            if mirrored_now(i, mirror_salt) {
+                e.mirrored()
+            } else {
+                e
+            }
+        });
         w.loss = model.add_gradient(entries, wdl, weight, &mut w.grad, &mut w.scratch);
     };
     std::thread::scope(|s| {
@@ -583,7 +610,10 @@ pub fn run(config: &Config) -> Result<Report> {
             let lr = config
                 .schedule
                 .lr(config.lr, config.epochs, epoch, b, batches);
-            let loss = batch_gradient(&model, train, idx, config.wdl, &mut workers);
+            let salt = config
+                .mirror
+                .then(|| config.seed.wrapping_mul(0x9E37_79B9) ^ u64::from(epoch) << 32);
+            let loss = batch_gradient(&model, train, idx, config.wdl, salt, &mut workers);
             adam.step(&mut model.params, &workers[0].grad, lr, WEIGHT_CLIP);
             loss_sum += loss;
             loss_batches += 1;
@@ -635,8 +665,7 @@ pub fn run(config: &Config) -> Result<Report> {
         let mut quant = None;
         if exporting {
             let name = format!("net-epoch{}.nnue", epoch + 1);
-            let net = export::export(&model, &config.out.join(&name))?;
-            let c = export::check(&model, &net, &loaded.check);
+            let (_, c) = export::export(&model, &config.out.join(&name), &loaded.check)?;
             line.push_str(&format!("; {name}, {c}"));
             quant = Some(c);
         }
@@ -656,12 +685,8 @@ pub fn run(config: &Config) -> Result<Report> {
     }
     if exporting {
         let path = config.out.join("final.nnue");
-        let net = export::export(&model, &path)?;
-        log.line(&format!(
-            "wrote {}: {}",
-            path.display(),
-            export::check(&model, &net, &loaded.check)
-        ));
+        let (_, c) = export::export(&model, &path, &loaded.check)?;
+        log.line(&format!("wrote {}: {c}", path.display()));
     } else {
         log.line("done (no network file: --hidden differs from the engine's HIDDEN)");
     }
@@ -696,13 +721,6 @@ pub fn quantise_command(args: &[String]) -> Result<()> {
         bail!("--checkpoint and --out are required (see --help)");
     };
     let c = Checkpoint::load(&ckpt, 0.0)?;
-    let net = export::export(&c.model, &out)?;
-    eprintln!(
-        "wrote {} (after {} epochs and {} batches)",
-        out.display(),
-        c.epoch,
-        c.batch
-    );
     let loaded = data::load(
         &pinned_sources(&c.identity)?,
         &LoadSettings {
@@ -714,11 +732,19 @@ pub fn quantise_command(args: &[String]) -> Result<()> {
             check_positions: check,
         },
     );
-    match loaded {
-        Ok(l) if !l.check.is_empty() => {
-            eprintln!("{}", export::check(&c.model, &net, &l.check))
+    let check = match &loaded {
+        Ok(l) if !l.check.is_empty() => l.check.as_slice(),
+        _ => {
+            eprintln!("(the run's data is not readable: no check, no bias correction)");
+            &[]
         }
-        _ => eprintln!("(the run's data is not readable: no check)"),
-    }
+    };
+    let (_, q) = export::export(&c.model, &out, check)?;
+    eprintln!(
+        "wrote {} (after {} epochs and {} batches): {q}",
+        out.display(),
+        c.epoch,
+        c.batch
+    );
     Ok(())
 }

@@ -302,9 +302,9 @@ impl Model {
 
     /// Adds `weight` × the gradient of Σ loss over `entries` to `grad` (laid out as the
     /// parameters); returns Σ loss (unweighted), in f64.
-    pub fn add_gradient<'a>(
+    pub fn add_gradient(
         &self,
-        entries: impl Iterator<Item = &'a Entry>,
+        entries: impl Iterator<Item = impl std::borrow::Borrow<Entry>>,
         wdl: f32,
         weight: f32,
         grad: &mut [f32],
@@ -315,6 +315,7 @@ impl Model {
         let g = parts_mut(grad, self.hidden);
         let mut loss = 0.0f64;
         for e in entries {
+            let e = e.borrow();
             let (stm, ntm) = (e.stm_features(), e.ntm_features());
             let out = self.output(stm, ntm, s);
             let pred = sigmoid(out * k);
