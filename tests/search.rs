@@ -707,6 +707,19 @@ fn secondary_on() -> SearchOptions {
     }
 }
 
+fn secondary_off() -> SearchOptions {
+    SearchOptions {
+        secondary_search: false,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn secondary_search_is_on_by_default() {
+    assert!(SearchOptions::default().secondary_search);
+    assert_eq!(SearchOptions::default().secondary_placebo, 0);
+}
+
 #[test]
 fn secondary_search_leaves_analysis_limits_exactly_as_they_were() {
     // `go depth`, `go nodes` (and so `bench`) never take a verdict: the same moves, scores
@@ -765,7 +778,7 @@ fn secondary_search_gives_one_verdict_per_move_under_a_clock_only() {
         "{notes:?}"
     );
     // Off: the plain time manager, no verdict.
-    let (_, notes) = clocked(&p, 20_000, &SearchOptions::default());
+    let (_, notes) = clocked(&p, 20_000, &secondary_off());
     assert!(notes.is_empty(), "{notes:?}");
     // The placebo: the same verification, then a coin that here always says "surprise".
     let placebo = SearchOptions {

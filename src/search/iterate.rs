@@ -225,10 +225,12 @@ impl Deepening<'_, '_, '_> {
         }
         if let Some((v, chosen)) = verdict {
             if v.is_surprise() && self.moves[0].mv != chosen {
+                // The position too, so that the change can be judged afterwards.
                 let text = format!(
-                    "secondary changed {} to {}",
+                    "secondary changed {} to {} in {}",
                     root.move_to_uci(chosen, false),
-                    root.move_to_uci(self.moves[0].mv, false)
+                    root.move_to_uci(self.moves[0].mv, false),
+                    root.to_fen()
                 );
                 log::info!(target: "secondary", "{text}");
                 (self.report)(SearchEvent::Debug(text));

@@ -113,7 +113,7 @@ impl Default for SearchOptions {
             quiescence: true,
             check_extension: true,
             singular_extensions: true,
-            secondary_search: false,
+            secondary_search: true,
             secondary_placebo: 0,
             strength_elo: None,
             evaluation: crate::eval::EvalChoice::Hce,
