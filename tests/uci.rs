@@ -733,7 +733,7 @@ fn bad_network_files_are_errors_and_the_network_in_use_stays() {
     std::fs::create_dir_all(&dir).unwrap();
     let net = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/nets/brudno-gen1c.nnue"
+        "/nets/brudno-gen1h.nnue"
     ))
     .unwrap();
     let cut = dir.join("cut.nnue");
