@@ -110,13 +110,13 @@ impl Deepening<'_, '_, '_> {
         let mut stable = 0u32;
         let mut scores: Vec<i32> = Vec::new();
         // The secondary search: at most one verdict per move, and what it said.
-        let secondary_on = secondary::applies(
-            options.secondary_search,
-            self.worker.budget.is_some_and(|b| b.scalable),
-            self.multipv,
-            self.moves.len(),
-            self.helper_id == 0,
-        );
+        // Only under a game clock (a scalable budget), on the main thread, with one line and
+        // a choice to make.
+        let secondary_on = options.secondary_search
+            && self.worker.budget.is_some_and(|b| b.scalable)
+            && self.multipv == 1
+            && self.moves.len() > 1
+            && self.helper_id == 0;
         let mut verdict: Option<(Verdict, Move)> = None;
 
         // Lazy SMP: half the helpers search one ply ahead of the others, so that the threads

@@ -99,11 +99,6 @@ pub fn verify(
     }
 }
 
-/// Whether a verdict may be taken at all in this search.
-pub fn applies(enabled: bool, clock: bool, multipv: usize, root_moves: usize, main: bool) -> bool {
-    enabled && clock && multipv == 1 && root_moves > 1 && main
-}
-
 /// The placebo's coin: "surprise" with `percent` % probability, from the root and the nodes
 /// so far (reproducible for one search, different from move to move).
 pub fn coin(root: &Position, nodes: u64, percent: u32) -> bool {

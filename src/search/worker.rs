@@ -220,10 +220,8 @@ impl<'a> Worker<'a> {
         if self.total_nodes() >= self.node_limit {
             self.stopped = true;
         }
-        if let Some(b) = self.budget {
-            if !self.pondering && self.clock_ms() >= b.hard_ms {
-                self.stopped = true;
-            }
+        if self.past_hard_limit() {
+            self.stopped = true;
         }
     }
 

@@ -602,6 +602,10 @@ pub fn run(config: &Config) -> Result<Report> {
     };
     while epoch < config.epochs {
         let order = permutation(train.len(), config.seed, epoch);
+        // Which positions this epoch sees mirrored (`--mirror`): a fresh half each epoch.
+        let salt = config
+            .mirror
+            .then(|| config.seed.wrapping_mul(0x9E37_79B9) ^ u64::from(epoch) << 32);
         let epoch_start = Instant::now();
         let mut last_report = Instant::now();
         let mut epoch_positions = 0usize;
@@ -610,9 +614,6 @@ pub fn run(config: &Config) -> Result<Report> {
             let lr = config
                 .schedule
                 .lr(config.lr, config.epochs, epoch, b, batches);
-            let salt = config
-                .mirror
-                .then(|| config.seed.wrapping_mul(0x9E37_79B9) ^ u64::from(epoch) << 32);
             let loss = batch_gradient(&model, train, idx, config.wdl, salt, &mut workers);
             adam.step(&mut model.params, &workers[0].grad, lr, WEIGHT_CLIP);
             loss_sum += loss;
@@ -665,7 +666,7 @@ pub fn run(config: &Config) -> Result<Report> {
         let mut quant = None;
         if exporting {
             let name = format!("net-epoch{}.nnue", epoch + 1);
-            let (_, c) = export::export(&model, &config.out.join(&name), &loaded.check)?;
+            let c = export::export(&model, &config.out.join(&name), &loaded.check)?;
             line.push_str(&format!("; {name}, {c}"));
             quant = Some(c);
         }
@@ -685,7 +686,7 @@ pub fn run(config: &Config) -> Result<Report> {
     }
     if exporting {
         let path = config.out.join("final.nnue");
-        let (_, c) = export::export(&model, &path, &loaded.check)?;
+        let c = export::export(&model, &path, &loaded.check)?;
         log.line(&format!("wrote {}: {c}", path.display()));
     } else {
         log.line("done (no network file: --hidden differs from the engine's HIDDEN)");
@@ -739,7 +740,7 @@ pub fn quantise_command(args: &[String]) -> Result<()> {
             &[]
         }
     };
-    let (_, q) = export::export(&c.model, &out, check)?;
+    let q = export::export(&c.model, &out, check)?;
     eprintln!(
         "wrote {} (after {} epochs and {} batches): {q}",
         out.display(),
