@@ -73,3 +73,39 @@ fn data_is_reproducible_resumable_and_legal() {
         std::fs::remove_dir_all(d).unwrap();
     }
 }
+
+#[test]
+fn the_network_can_play_the_games() {
+    let run = |out: &Path, eval: &str| {
+        Command::new(env!("CARGO_BIN_EXE_brudno"))
+            .args(["datagen", "--out"])
+            .arg(out)
+            .args([
+                "--games", "2", "--nodes", "300", "--seed", "9", "--eval", eval,
+            ])
+            .output()
+            .unwrap()
+    };
+    let (hce, nnue, again) = (temp("hce"), temp("nnue"), temp("nnue-again"));
+    for (dir, eval) in [(&hce, "hce"), (&nnue, "nnue"), (&again, "nnue")] {
+        let o = run(dir, eval);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let games = |d: &PathBuf| std::fs::read(d.join("stream-0.vf")).unwrap();
+    // Another evaluation plays other games; the same one the same games.
+    assert_ne!(games(&hce), games(&nnue));
+    assert_eq!(games(&nnue), games(&again));
+    let settings = std::fs::read_to_string(nnue.join("settings.txt")).unwrap();
+    assert!(settings.contains("eval nnue (embedded, "), "{settings}");
+    let settings = std::fs::read_to_string(hce.join("settings.txt")).unwrap();
+    assert!(!settings.contains("eval"), "{settings}");
+    // A file that is not a network: an error naming it, and no folder made.
+    let bad = temp("bad");
+    let o = run(&bad, "Cargo.toml");
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--eval Cargo.toml"));
+    assert!(!bad.exists());
+    for d in [hce, nnue, again] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}

@@ -731,11 +731,7 @@ fn help_and_version_on_the_command_line_exit_at_once() {
 fn bad_network_files_are_errors_and_the_network_in_use_stays() {
     let dir = std::env::temp_dir().join(format!("brudno-evalfile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let net = std::fs::read(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/nets/brudno-gen1h.nnue"
-    ))
-    .unwrap();
+    let net = brudno::eval::nnue::network::EMBEDDED.to_vec();
     let cut = dir.join("cut.nnue");
     std::fs::write(&cut, &net[..net.len() / 2]).unwrap();
     let long = dir.join("long.nnue");

@@ -18,6 +18,8 @@ pub mod format;
 
 use crate::chess::game::Game;
 use crate::chess::{Color, Outcome, Position};
+use crate::eval::nnue::Network;
+use crate::eval::EvalChoice;
 use crate::search::{Limits, Score, SearchControl, SearchOptions, Searcher};
 use crate::tablebase::{Tablebases, Wdl};
 use crate::util::Rng;
@@ -60,6 +62,8 @@ pub struct Settings {
     pub hash_mb: usize,
     /// Syzygy folders for adjudication (and for probing inside the search).
     pub syzygy: Option<String>,
+    /// The evaluation that plays: `hce`, `nnue` (the embedded network) or a network file.
+    pub eval: String,
 }
 
 impl Default for Settings {
@@ -81,6 +85,7 @@ impl Default for Settings {
             draw_from_ply: 60,
             hash_mb: 16,
             syzygy: None,
+            eval: "nnue".into(),
         }
     }
 }
@@ -126,6 +131,7 @@ impl Settings {
                 "draw-from-ply" => s.draw_from_ply = number()? as u32,
                 "hash" => s.hash_mb = number()?.clamp(1, 4096) as usize,
                 "syzygy" => s.syzygy = Some(value.clone()),
+                "eval" => s.eval = value.clone(),
                 _ => bail!("datagen: unknown setting --{key}"),
             }
         }
@@ -165,8 +171,50 @@ impl Settings {
         );
         line("hash", self.hash_mb.to_string());
         line("syzygy", self.syzygy.clone().unwrap_or_else(|| "-".into()));
+        // Left out for the hand-crafted evaluation, so that folders made before the setting
+        // existed continue.
+        match self.eval.as_str() {
+            "hce" => {}
+            "nnue" => line(
+                "eval",
+                format!("nnue (embedded, {})", checksum(EMBEDDED_NET)),
+            ),
+            path => line(
+                "eval",
+                match std::fs::read(path) {
+                    Ok(bytes) => format!("{path} ({})", checksum(&bytes)),
+                    Err(e) => format!("{path} (unreadable: {e})"),
+                },
+            ),
+        }
         t
     }
+}
+
+/// The bytes of the embedded network, for the data's identity.
+const EMBEDDED_NET: &[u8] = crate::eval::nnue::network::EMBEDDED;
+
+/// A file's identity in `settings.txt`: its size and FNV-1a hash (the same net, not the same
+/// path, is what makes two runs the same data).
+fn checksum(bytes: &[u8]) -> String {
+    let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{} bytes, fnv1a {hash:016x}", bytes.len())
+}
+
+/// The evaluation `--eval` names.
+fn evaluation(eval: &str) -> Result<EvalChoice> {
+    Ok(match eval {
+        "hce" => EvalChoice::Hce,
+        "nnue" => EvalChoice::Nnue(crate::eval::nnue::network::embedded()),
+        path => {
+            let bytes = std::fs::read(path).with_context(|| format!("datagen: --eval {path}"))?;
+            let net = Network::from_bytes(&bytes)
+                .map_err(|e| anyhow::anyhow!("datagen: --eval {path}: {e}"))?;
+            EvalChoice::Nnue(Arc::from(net))
+        }
+    })
 }
 
 /// Everything a stream needs that is the same for all streams.
@@ -174,6 +222,7 @@ struct Shared {
     settings: Settings,
     openings: Vec<Position>,
     tablebases: Option<Arc<Tablebases>>,
+    evaluation: EvalChoice,
     games: AtomicU64,
     positions: AtomicU64,
     done: AtomicBool,
@@ -183,6 +232,8 @@ struct Shared {
 pub fn run(settings: Settings) -> Result<()> {
     crate::chess::attacks::init();
     crate::endgame::kpk::init();
+    // Before anything is written: a bad network file leaves no folder behind.
+    let evaluation = evaluation(&settings.eval)?;
     std::fs::create_dir_all(&settings.out)
         .with_context(|| format!("datagen: cannot create {}", settings.out.display()))?;
     check_settings_file(&settings)?;
@@ -209,6 +260,7 @@ pub fn run(settings: Settings) -> Result<()> {
         settings: settings.clone(),
         openings,
         tablebases,
+        evaluation,
         games: AtomicU64::new(already),
         positions: AtomicU64::new(0),
         done: AtomicBool::new(false),
@@ -396,7 +448,7 @@ pub fn genfens(
         hash_mb: 8,
         ..Settings::default()
     };
-    let mut player = GamePlayer::new(&settings, None);
+    let mut player = GamePlayer::new(&settings, None, EvalChoice::Hce);
     for i in 0..count {
         let mut rng = Rng::derive(seed, &[i]);
         let game = player.opening(&mut rng, &openings)?;
@@ -416,7 +468,11 @@ fn play_stream(shared: &Shared, k: u64, path: &Path, mut next: u64) -> Result<()
         .append(true)
         .open(path)
         .with_context(|| format!("datagen: cannot open {}", path.display()))?;
-    let mut player = GamePlayer::new(settings, shared.tablebases.clone());
+    let mut player = GamePlayer::new(
+        settings,
+        shared.tablebases.clone(),
+        shared.evaluation.clone(),
+    );
     let mut bytes = Vec::with_capacity(4096);
     while per_stream.is_none_or(|n| next < n) && !shared.done.load(Ordering::Relaxed) {
         let mut rng = Rng::derive(settings.seed, &[k, next]);
@@ -448,9 +504,14 @@ pub struct GamePlayer {
 }
 
 impl GamePlayer {
-    pub fn new(settings: &Settings, tablebases: Option<Arc<Tablebases>>) -> GamePlayer {
+    pub fn new(
+        settings: &Settings,
+        tablebases: Option<Arc<Tablebases>>,
+        evaluation: EvalChoice,
+    ) -> GamePlayer {
         let options = SearchOptions {
             threads: 1,
+            evaluation,
             tablebases: tablebases
                 .as_ref()
                 .map(|t| crate::search::TablebaseProbing {

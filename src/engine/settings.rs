@@ -53,7 +53,7 @@ impl Default for Settings {
             limit_strength: false,
             uci_elo: 1500,
             debug_log_file: String::new(),
-            evaluation: "hce".to_string(),
+            evaluation: "nnue".to_string(),
             eval_file: String::new(),
         }
     }

@@ -103,8 +103,10 @@ pub fn search_options(
     network: &Arc<Network>,
 ) -> SearchOptions {
     SearchOptions {
+        // `UCI_LimitStrength` plays with the evaluation its rating table was measured with
+        // (src/search/strength.rs): the same node budget with the network plays stronger.
         evaluation: match settings.evaluation.as_str() {
-            "nnue" => EvalChoice::Nnue(Arc::clone(network)),
+            "nnue" if !settings.limit_strength => EvalChoice::Nnue(Arc::clone(network)),
             _ => EvalChoice::Hce,
         },
         tablebases: tables.map(|tables| TablebaseProbing {
@@ -115,5 +117,23 @@ pub fn search_options(
         }),
         strength_elo: settings.limit_strength.then_some(settings.uci_elo),
         ..settings.search.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_network_is_the_default_but_limited_strength_keeps_its_calibrated_evaluation() {
+        let network = crate::eval::nnue::network::embedded();
+        let mut settings = Settings::default();
+        let chosen = |s: &Settings| search_options(s, None, &network).evaluation.name();
+        assert_eq!(chosen(&settings), "nnue");
+        settings.limit_strength = true;
+        assert_eq!(chosen(&settings), "hce");
+        settings.limit_strength = false;
+        settings.evaluation = "hce".into();
+        assert_eq!(chosen(&settings), "hce");
     }
 }

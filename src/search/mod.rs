@@ -116,7 +116,7 @@ impl Default for SearchOptions {
             secondary_search: true,
             secondary_placebo: 0,
             strength_elo: None,
-            evaluation: crate::eval::EvalChoice::Hce,
+            evaluation: crate::eval::EvalChoice::default(),
         }
     }
 }

@@ -185,7 +185,7 @@ mod tests {
             nodes: 200,
             ..Settings::default()
         };
-        let mut player = GamePlayer::new(&settings, None);
+        let mut player = GamePlayer::new(&settings, None, brudno::eval::EvalChoice::Hce);
         let mut bytes = Vec::new();
         for g in 0..4 {
             player

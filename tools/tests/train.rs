@@ -21,6 +21,7 @@ fn fixture() -> &'static Path {
             games: Some(100),
             nodes: 300,
             seed: 7,
+            eval: "hce".into(),
             ..brudno::datagen::Settings::default()
         })
         .expect("datagen for the fixture");
