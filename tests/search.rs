@@ -91,9 +91,9 @@ fn mates_are_found_with_their_distance() {
     ];
     // The hand-crafted evaluation with every method on, and both evaluations without forward
     // pruning. (With the network and every method on, the mate in 2 of kbK5/pp6/1P6/… is not
-    // found by depth 12: the sacrifice a1a6 is reduced and cut by a null move — found with
-    // NullMovePruning or LateMoveReductions off; an open question, README "The evaluation
-    // network".)
+    // found by depth 12: after a1a6 Black is in zugzwang, only a pass holds, and the null
+    // move cuts the sacrifice's reduced search — found with NullMovePruning or
+    // LateMoveReductions off; README "The evaluation network".)
     let hce = || SearchOptions {
         evaluation: EvalChoice::Hce,
         ..Default::default()
