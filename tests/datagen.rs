@@ -105,6 +105,14 @@ fn the_network_can_play_the_games() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("--eval Cargo.toml"));
     assert!(!bad.exists());
+    // A device is refused before it is read (a plain read of /dev/zero never ends).
+    #[cfg(unix)]
+    {
+        let o = run(&bad, "/dev/zero");
+        assert!(!o.status.success());
+        assert!(String::from_utf8_lossy(&o.stderr).contains("not a regular file"));
+        assert!(!bad.exists());
+    }
     for d in [hce, nnue, again] {
         std::fs::remove_dir_all(d).unwrap();
     }

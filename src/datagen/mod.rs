@@ -138,8 +138,9 @@ impl Settings {
         Ok(s)
     }
 
-    /// The settings that define the data, one `key value` a line (`settings.txt`).
-    fn identity(&self) -> String {
+    /// The settings that define the data, one `key value` a line (`settings.txt`); `eval`
+    /// is the evaluation's line ([`evaluation`]).
+    fn identity(&self, eval: Option<&str>) -> String {
         let mut t = String::new();
         let mut line = |k: &str, v: String| t.push_str(&format!("{k} {v}\n"));
         line("format", "viriformat games (src/datagen/format.rs)".into());
@@ -171,28 +172,12 @@ impl Settings {
         );
         line("hash", self.hash_mb.to_string());
         line("syzygy", self.syzygy.clone().unwrap_or_else(|| "-".into()));
-        // Left out for the hand-crafted evaluation, so that folders made before the setting
-        // existed continue.
-        match self.eval.as_str() {
-            "hce" => {}
-            "nnue" => line(
-                "eval",
-                format!("nnue (embedded, {})", checksum(EMBEDDED_NET)),
-            ),
-            path => line(
-                "eval",
-                match std::fs::read(path) {
-                    Ok(bytes) => format!("{path} ({})", checksum(&bytes)),
-                    Err(e) => format!("{path} (unreadable: {e})"),
-                },
-            ),
+        if let Some(eval) = eval {
+            line("eval", eval.to_string());
         }
         t
     }
 }
-
-/// The bytes of the embedded network, for the data's identity.
-const EMBEDDED_NET: &[u8] = crate::eval::nnue::network::EMBEDDED;
 
 /// A file's identity in `settings.txt`: its size and FNV-1a hash (the same net, not the same
 /// path, is what makes two runs the same data).
@@ -203,16 +188,26 @@ fn checksum(bytes: &[u8]) -> String {
     format!("{} bytes, fnv1a {hash:016x}", bytes.len())
 }
 
-/// The evaluation `--eval` names.
-fn evaluation(eval: &str) -> Result<EvalChoice> {
+/// The evaluation `--eval` names, and its line in `settings.txt` (none for the hand-crafted
+/// evaluation, so that folders made before the setting existed continue). A file is read
+/// once, as `EvalFile` reads it: a regular file of at most a network's size.
+fn evaluation(eval: &str) -> Result<(EvalChoice, Option<String>)> {
+    use crate::eval::nnue::network::{embedded, EMBEDDED, FILE_BYTES};
     Ok(match eval {
-        "hce" => EvalChoice::Hce,
-        "nnue" => EvalChoice::Nnue(crate::eval::nnue::network::embedded()),
+        "hce" => (EvalChoice::Hce, None),
+        "nnue" => (
+            EvalChoice::Nnue(embedded()),
+            Some(format!("nnue (embedded, {})", checksum(EMBEDDED))),
+        ),
         path => {
-            let bytes = std::fs::read(path).with_context(|| format!("datagen: --eval {path}"))?;
-            let net = Network::from_bytes(&bytes)
-                .map_err(|e| anyhow::anyhow!("datagen: --eval {path}: {e}"))?;
-            EvalChoice::Nnue(Arc::from(net))
+            let refuse = |why: String| anyhow::anyhow!("datagen: --eval {path}: {why}");
+            let bytes = crate::util::files::read_bounded(Path::new(path), FILE_BYTES as u64)
+                .map_err(refuse)?;
+            let net = Network::from_bytes(&bytes).map_err(|e| refuse(e.to_string()))?;
+            (
+                EvalChoice::Nnue(Arc::from(net)),
+                Some(format!("{path} ({})", checksum(&bytes))),
+            )
         }
     })
 }
@@ -233,10 +228,10 @@ pub fn run(settings: Settings) -> Result<()> {
     crate::chess::attacks::init();
     crate::endgame::kpk::init();
     // Before anything is written: a bad network file leaves no folder behind.
-    let evaluation = evaluation(&settings.eval)?;
+    let (evaluation, eval_line) = evaluation(&settings.eval)?;
     std::fs::create_dir_all(&settings.out)
         .with_context(|| format!("datagen: cannot create {}", settings.out.display()))?;
-    check_settings_file(&settings)?;
+    check_settings_file(&settings, eval_line.as_deref())?;
     let openings = match &settings.openings {
         Some(p) => read_openings(p).context("datagen")?,
         None => Vec::new(),
@@ -327,9 +322,9 @@ fn progress(shared: &Shared, start: Instant, already: u64) -> String {
 }
 
 /// Writes `settings.txt` for a new folder, or checks that a continued one matches.
-fn check_settings_file(settings: &Settings) -> Result<()> {
+fn check_settings_file(settings: &Settings, eval: Option<&str>) -> Result<()> {
     let path = settings.out.join("settings.txt");
-    let ours = settings.identity();
+    let ours = settings.identity(eval);
     match std::fs::read_to_string(&path) {
         Ok(theirs) if theirs == ours => Ok(()),
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {

@@ -54,8 +54,9 @@ pub fn quantise(model: &Model) -> Result<Box<Network>> {
     Ok(net)
 }
 
-/// Writes `model` as an engine network file (atomically); returns its check on `positions`. The output bias absorbs the rounding error common to all positions (the
-/// mean difference measured on `positions`): with QB = 64 the output weights' rounding adds
+/// Writes `model` as an engine network file (atomically); returns its check on `positions`.
+/// The output bias absorbs the rounding error common to all positions (the mean difference
+/// measured on `positions`): with QB = 64 the output weights' rounding adds
 /// up to a shift of ±10 cp or so, the same whatever the position — a tempo bonus or malus
 /// that the float network does not have.
 pub fn export(model: &Model, path: &Path, positions: &[Position]) -> Result<QuantCheck> {
