@@ -39,6 +39,11 @@ class GameRecord:
     errors: list = field(default_factory=list)   # (slot, kind, message)
     plies: int = 0
     pgn: object = None           # chess.pgn.Game
+    # Per engine slot, from the runner's own clock (exact, not the PGN's rounded times): the
+    # least seconds left after a move (negative: an overstep; None: no clock) and how many
+    # oversteps the margin forgave.
+    least_left: list = field(default_factory=lambda: [None, None])
+    forgiven: list = field(default_factory=lambda: [0, 0])
 
     def score(self, slot):
         if self.result == "1/2-1/2":
@@ -158,7 +163,9 @@ def _score_comment(score, depth, elapsed):
         s = f"{score / 100:+.2f}"
     if s and depth is not None:
         s += f"/{depth}"
-    return (s + " " if s else "") + f"{elapsed:.2f}s"
+    # Milliseconds, as cutechess-cli and fastchess write them, so that a clock replayed from
+    # the PGN (scripts/pgn-clock-stats) is exact to the millisecond.
+    return (s + " " if s else "") + f"{elapsed:.3f}s"
 
 
 def play_game(engines, specs, white_slot, opening, index, pair, adj, margin=0.05,
@@ -276,7 +283,11 @@ def play_game(engines, specs, white_slot, opening, index, pair, adj, margin=0.05
         game.comment = reason
     else:
         node.comment = (node.comment + ", " if node.comment else "") + reason
-    return GameRecord(index, pair, white_slot, result, termination, reason, errors, len(moves), game)
+    record = GameRecord(index, pair, white_slot, result, termination, reason, errors, len(moves), game)
+    for side in (chess.WHITE, chess.BLACK):
+        record.least_left[slot_of[side]] = clocks[side].least_left
+        record.forgiven[slot_of[side]] = clocks[side].forgiven
+    return record
 
 
 def _pgn_termination(termination):
@@ -303,6 +314,8 @@ class Tally:
         self.penta = [0, 0, 0, 0, 0]
         self.problems = [{k: 0 for k in PROBLEM_KINDS} for _ in names]
         self.terminations = {}
+        self.least_left = [None for _ in names]   # seconds, over all games (None: untimed)
+        self.forgiven = [0 for _ in names]
 
     def add(self, g):
         self.games.append(g)
@@ -310,6 +323,11 @@ class Tally:
         for slot, kind, _ in g.errors:
             self.problems[slot][kind if kind in PROBLEM_KINDS else "protocol"] += 1
         self.terminations[g.termination] = self.terminations.get(g.termination, 0) + 1
+        for slot in range(len(self.names)):
+            left = g.least_left[slot]
+            if left is not None and (self.least_left[slot] is None or left < self.least_left[slot]):
+                self.least_left[slot] = left
+            self.forgiven[slot] += g.forgiven[slot]
         if s is None:
             return
         col = self.colour[0 if g.white_slot == 0 else 1]
@@ -403,6 +421,9 @@ def summary(t, sprt=None, title=None):
                                               ("timeloss", "time losses"), ("disconnect", "disconnects"),
                                               ("stall", "stalls"), ("protocol", "protocol errors"),
                                               ("init", "start-up failures"))))
+        if t.least_left[slot] is not None:
+            out.append(f"  Clock of {name}: least left after a move {t.least_left[slot] * 1000:.0f} ms, "
+                       f"{t.forgiven[slot]} overstep(s) forgiven by the margin")
     return "\n".join(out)
 
 

@@ -89,6 +89,8 @@ class Clock:
         self.tc = tc
         self.left = tc.base if tc.kind == "clock" else 0.0
         self.moves_made = 0
+        self.least_left = None   # least seconds left after a move, before the increment
+        self.forgiven = 0        # oversteps within the margin
 
     def moves_to_go(self):
         if self.tc.kind != "clock" or not self.tc.moves:
@@ -110,8 +112,12 @@ class Clock:
         if self.tc.kind != "clock":
             return True
         self.left -= seconds
+        if self.least_left is None or self.left < self.least_left:
+            self.least_left = self.left
         if self.left < -margin:
             return False
+        if self.left < 0:
+            self.forgiven += 1
         self.left = max(self.left, 0.0) + self.tc.inc
         if self.tc.moves and self.moves_made % self.tc.moves == 0:
             self.left += self.tc.base

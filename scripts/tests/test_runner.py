@@ -1,6 +1,7 @@
 """The python-chess runner against scripted engines: results, adjudication, and every kind of
 engine failure it must detect and attribute (illegal move, crash, time loss, disconnect, stall)."""
 import os
+import re
 import sys
 import tempfile
 import time
@@ -71,6 +72,26 @@ class GameTest(unittest.TestCase):
         g = play("good", "slow", tc="st=0.1")
         self.assertEqual(g.result, "1-0")
         self.assertEqual(g.errors[0][:2], (1, "timeloss"))
+
+    def test_clock_keeps_the_least_left_and_the_forgiven_oversteps(self):
+        from matchlib.tc import Clock
+        c = Clock(parse_tc("1+0.1"))
+        self.assertTrue(c.spend(0.4, margin=0.05))     # 0.6 left, then + 0.1
+        self.assertTrue(c.spend(0.72, margin=0.05))    # -0.02: forgiven, restarts at 0 + 0.1
+        self.assertAlmostEqual(c.least_left, -0.02)
+        self.assertEqual(c.forgiven, 1)
+        self.assertAlmostEqual(c.left, 0.1)
+        self.assertFalse(c.spend(0.2, margin=0.05))    # -0.1: the flag falls
+        self.assertAlmostEqual(c.least_left, -0.1)
+        self.assertEqual(c.forgiven, 1)
+
+    def test_game_record_has_exact_clock_figures_and_ms_comments(self):
+        g = play("slow", "good", tc="1+0")
+        self.assertLess(g.least_left[0], -0.05)          # slow lost on time: beyond the margin
+        self.assertGreater(g.least_left[1], 0.0)
+        comments = [n.comment for n in g.pgn.mainline() if n.comment]
+        timed = [c for c in comments if re.search(r"\b\d+\.\d{3}s\b", c)]
+        self.assertTrue(timed, comments)
 
     def test_late_answer_after_stop_is_time_loss(self):
         g = play("good", "late", tc="st=0.1")
