@@ -378,6 +378,31 @@ fn movetime_is_respected() {
     assert!(took < Duration::from_millis(1000), "{took:?}");
 }
 
+#[test]
+fn the_clock_runs_from_when_the_go_was_read() {
+    // A `go movetime 1000` read 900 ms before the search got going (a loaded machine): the
+    // search counts those 900 ms as spent, and its reports say so.
+    let p = pos("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+    let start = Instant::now();
+    let limits = Limits {
+        movetime: Some(1000),
+        received: Some(start - Duration::from_millis(900)),
+        ..Default::default()
+    };
+    let (r, lines) = search_with(&p, &[], limits, &SearchOptions::default());
+    assert!(r.best.is_some());
+    let first = lines.first().expect("a line at depth 1");
+    assert!(
+        first.time_ms >= 900,
+        "depth 1 reported at {} ms",
+        first.time_ms
+    );
+    // About 90 ms are left; generous (a busy machine), but well below the 990 ms a clock
+    // started now would allow.
+    let took = start.elapsed();
+    assert!(took < Duration::from_millis(600), "{took:?}");
+}
+
 /// Ponders on Kiwipete with `clock_ms` on both clocks for `ponder_for`, checks the search did
 /// not end on its own meanwhile, then sends the ponderhit. The result, the time from the
 /// ponderhit to the answer, and the time from the start to the answer.

@@ -27,10 +27,10 @@ class PlanTest(unittest.TestCase):
             self.assertEqual({b.tc for b in bs}, set(soak.TIME_CONTROLS))
             self.assertEqual({b.ponder for b in bs}, {True, False})
             self.assertEqual({b.opponent for b in bs}, set(OPPS))
-            self.assertTrue({b.threads for b in bs} <= {1, 2})
+            self.assertTrue({b.threads for b in bs} <= {1, 2, 3, 4})
             self.assertTrue({b.hash for b in bs} <= set(soak.HASHES))
-        # 30 batches pair every opponent with every time control
-        bs = soak.plan(600, 20, 1, OPPS)
+        # opponents × time controls batches pair every opponent with every time control
+        bs = soak.plan(20 * len(OPPS) * len(soak.TIME_CONTROLS), 20, 1, OPPS)
         self.assertEqual(len({(b.opponent, b.tc) for b in bs}), len(OPPS) * len(soak.TIME_CONTROLS))
 
     def test_quick_plan(self):
@@ -48,6 +48,50 @@ class OpponentTcTest(unittest.TestCase):
         self.assertEqual(soak.opponent_tc("toga2", "nodes=20000"), "st=0.02")
         self.assertEqual(soak.opponent_tc("toga2", "1+0.01"), "1+0.01")
         self.assertEqual(soak.opponent_tc("sf1500", "nodes=20000"), "nodes=20000")
+
+    def test_xboard_engines_get_whole_second_clocks(self):
+        for tc in ("0.3+0.05", "10/0.5+0.01", "st=0.05", "nodes=20000"):
+            self.assertEqual(soak.opponent_tc("phalanx", tc), soak.XBOARD_TC)
+        self.assertEqual(soak.opponent_tc("fairymax", "1+0.05"), "1+0.05")
+
+
+class JournalTest(unittest.TestCase):
+    def record(self, games, worst_ms, rss, timeloss=0):
+        bs = soak.new_state(0)
+        bs["games"] = games
+        bs["problems"] = {"Brudno": {"timeloss": timeloss, "crash": 0}}
+        bs["engine_games"] = {"Brudno": games}
+        bs["timing"].add_game("1+0.01", "clock", [(0.5, 0.5 - worst_ms / 1000)], "g")
+        bs["rss"] = {16: {"first": rss, "max": rss, "last": rss, "n": games}}
+        return soak.to_json(bs)
+
+    def test_resume_skips_finished_batches_and_totals_agree(self):
+        import json
+        import tempfile
+        bs = soak.plan(8, 2, 5, ["self"])
+        recs = [self.record(2, 40 - i, 1000 + i, timeloss=int(i == 2)) for i in range(len(bs))]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "j.jsonl")
+            j = soak.Journal(path, {"seed": 5})
+            for b, rec in zip(bs[:3], recs[:3]):
+                j.add(b, rec)
+            with open(path, "a") as f:
+                f.write('{"batch": [3, "se')           # a line cut off by a kill
+            j = soak.Journal(path, {"seed": 5})
+            self.assertEqual([j.done(b) is not None for b in bs], [True, True, True, False])
+            j.add(bs[3], recs[3])
+            with open(path) as f:
+                self.assertEqual([json.loads(line)["batch"][0] for line in list(f)[1:]], [0, 1, 2, 3])
+            with self.assertRaises(SystemExit):
+                soak.Journal(path, {"seed": 6})
+        state = soak.new_state(8)
+        for rec in recs:
+            soak.merge(state, rec)
+        self.assertEqual(state["games"], 8)
+        self.assertEqual(state["problems"]["Brudno"]["timeloss"], 1)
+        self.assertAlmostEqual(state["timing"].worst["1+0.01"][0], 37)
+        self.assertEqual(state["timing"].games["1+0.01"], 4)
+        self.assertEqual(state["rss"][16], {"first": 1000, "max": 1003, "last": 1003, "n": 8})
 
 
 class TimingTest(unittest.TestCase):

@@ -98,6 +98,9 @@ impl Deepening<'_, '_, '_> {
     pub fn run(&mut self, limits: &Limits, options: &SearchOptions) -> SearchResult {
         let root = self.root;
         self.worker.budget = time::budget(limits, root.side_to_move(), options.move_overhead_ms);
+        if let Some(at) = limits.received {
+            self.worker.count_time_from(at);
+        }
         self.worker.publish_deadline();
         self.worker.node_limit = limits.nodes.unwrap_or(u64::MAX).max(1);
         let max_depth = limits.depth.map_or(MAX_PLY as i32 - 2, |d| {

@@ -23,6 +23,7 @@ use crate::chess::{Move, Position};
 use iterate::Deepening;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 use thread::ThreadData;
 use tt::TranspositionTable;
 use worker::Worker;
@@ -48,6 +49,9 @@ pub struct Limits {
     pub ponder: bool,
     /// Restrict the root to these moves (empty = all).
     pub searchmoves: Vec<Move>,
+    /// When the `go` was read: the clock runs from then, not from when the search thread
+    /// got going (on a loaded machine that can be many milliseconds later). None: now.
+    pub received: Option<Instant>,
 }
 
 /// Settings that come from UCI options rather than from `go`.
@@ -403,7 +407,10 @@ impl Searcher {
                 (&limited.0, &limited.1)
             }
         };
-        self.tt_mut().new_search();
+        // No wait for helpers still unwinding from the last search (on a loaded machine a
+        // descheduled one could hold up this search's start by many milliseconds, with the
+        // clock already running): the generation is atomic, and they join when done.
+        self.tt.new_search();
         let threads = options.threads.clamp(1, smp::MAX_THREADS);
         if self.pool.len() != threads - 1 {
             if let Some(message) = self.pool.resize(threads - 1) {
@@ -417,7 +424,7 @@ impl Searcher {
         let _stop_helpers = StopOnDrop(&helpers);
         let helper_nodes = Arc::new(AtomicU64::new(0));
         if self.pool.len() > 0 {
-            self.pool.start(Arc::new(smp::HelperJob {
+            self.pool.start(smp::HelperJob {
                 tt: Arc::clone(&self.tt),
                 root: *root,
                 history: Arc::new(history.to_vec()),
@@ -425,7 +432,8 @@ impl Searcher {
                 options: options.clone(),
                 control: Arc::clone(&helpers),
                 nodes: Arc::clone(&helper_nodes),
-            }));
+                search_id: 0,
+            });
         }
         self.main.prepare(history, &options.evaluation);
         let mut worker = Worker::for_root(

@@ -43,6 +43,9 @@ pub struct HelperJob {
     pub control: Arc<SearchControl>,
     /// The helpers' node count, read by the main thread.
     pub nodes: Arc<AtomicU64>,
+    /// Which search this is (set by `Pool::start`): a helper still unwinding from the last
+    /// search leaves a result with the old number, which the new search must not take.
+    pub search_id: u64,
 }
 
 /// What a helper is asked to do.
@@ -54,8 +57,8 @@ enum Work {
 
 struct Helper {
     jobs: Sender<Work>,
-    /// The result of its last search, once it has finished it.
-    result: Arc<Mutex<Option<SearchResult>>>,
+    /// The result of its last search, once it has finished it, with that search's number.
+    result: Arc<Mutex<Option<(u64, SearchResult)>>>,
     thread: JoinHandle<()>,
 }
 
@@ -66,6 +69,8 @@ pub struct Pool {
     busy: Arc<(Mutex<usize>, Condvar)>,
     /// The helpers run at a lower priority than the main thread (more threads than cores).
     yielding: bool,
+    /// The number of the last search started (`HelperJob::search_id`).
+    searches: u64,
 }
 
 /// The machine's cores: with more search threads than this the helpers run under the idle
@@ -141,8 +146,12 @@ impl Pool {
         self.helpers.len()
     }
 
-    /// Starts every helper on `job`.
-    pub fn start(&self, job: Arc<HelperJob>) {
+    /// Starts every helper on `job` (numbering it), without waiting for helpers still
+    /// unwinding from the last search: they take the job up when they are done.
+    pub fn start(&mut self, mut job: HelperJob) {
+        self.searches += 1;
+        job.search_id = self.searches;
+        let job = Arc::new(job);
         for h in &self.helpers {
             *h.result.lock().unwrap_or_else(|e| e.into_inner()) = None;
             self.send(h, Work::Search(Arc::clone(&job)));
@@ -158,11 +167,18 @@ impl Pool {
         }
     }
 
-    /// The results of the helpers that have finished, without waiting for the others.
+    /// The results of the helpers that have finished the last search started, without
+    /// waiting for the others.
     pub fn finished_results(&self) -> Vec<SearchResult> {
         self.helpers
             .iter()
-            .filter_map(|h| h.result.try_lock().ok().and_then(|mut r| r.take()))
+            .filter_map(|h| {
+                let mut slot = h.result.try_lock().ok()?;
+                match slot.take() {
+                    Some((id, result)) if id == self.searches => Some(result),
+                    _ => None,
+                }
+            })
             .collect()
     }
 
@@ -209,7 +225,7 @@ fn lower_own_priority() {
 fn helper_loop(
     id: usize,
     inbox: Receiver<Work>,
-    result: Arc<Mutex<Option<SearchResult>>>,
+    result: Arc<Mutex<Option<(u64, SearchResult)>>>,
     busy: Arc<(Mutex<usize>, Condvar)>,
 ) {
     let mut td = ThreadData::new();
@@ -223,6 +239,7 @@ fn helper_loop(
                 let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     run_helper(&job, &mut td, id)
                 }));
+                let search_id = job.search_id;
                 // Let go of the job (and its hold on the table) before reporting idle.
                 drop(job);
                 run.map_err(|_| {
@@ -230,6 +247,7 @@ fn helper_loop(
                     td.clear();
                 })
                 .ok()
+                .map(|r| (search_id, r))
             }
         };
         *result.lock().unwrap_or_else(|e| e.into_inner()) = outcome;
@@ -334,6 +352,27 @@ pub fn choose(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_result_left_by_the_last_search_is_not_taken() {
+        // A helper still unwinding from search 1 when search 2 began writes its result late;
+        // search 2 must not play a move of search 1's position.
+        let mut pool = Pool::default();
+        assert!(pool.resize(1).is_none());
+        pool.searches = 2;
+        let stale = SearchResult {
+            best: None,
+            ponder: None,
+            score: Some(Score::Cp(0)),
+            depth: 30,
+            nodes: 1,
+            pv: Vec::new(),
+        };
+        *pool.helpers[0].result.lock().unwrap() = Some((1, stale.clone()));
+        assert!(pool.finished_results().is_empty());
+        *pool.helpers[0].result.lock().unwrap() = Some((2, stale));
+        assert_eq!(pool.finished_results().len(), 1);
+    }
 
     #[test]
     fn scores_order_mates_around_centipawns() {

@@ -15,7 +15,7 @@
 use super::score::{from_tt, to_tt};
 use super::Bound;
 use crate::chess::Move;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 const ENTRIES: usize = 4;
 
@@ -94,7 +94,9 @@ impl Unpacked {
 
 pub struct TranspositionTable {
     buckets: Vec<Bucket>,
-    generation: u8,
+    /// Atomic so that a new search can begin while helpers of the last one still unwind
+    /// (they are not waited for: see `search/smp.rs`).
+    generation: AtomicU8,
 }
 
 impl TranspositionTable {
@@ -124,7 +126,7 @@ impl TranspositionTable {
         buckets.extend((0..n).map(|_| Bucket::default()));
         Ok(TranspositionTable {
             buckets,
-            generation: 0,
+            generation: AtomicU8::new(0),
         })
     }
 
@@ -140,12 +142,13 @@ impl TranspositionTable {
                 e.data.store(0, Ordering::Relaxed);
             }
         }
-        self.generation = 0;
+        self.generation.store(0, Ordering::Relaxed);
     }
 
     /// Called once per search: older entries become preferred victims for replacement.
-    pub fn new_search(&mut self) {
-        self.generation = (self.generation + 1) & GEN_MASK;
+    pub fn new_search(&self) {
+        let next = (self.generation.load(Ordering::Relaxed) + 1) & GEN_MASK;
+        self.generation.store(next, Ordering::Relaxed);
     }
 
     /// The bucket for a key: the high bits of key × bucket count, so any size works.
@@ -208,7 +211,7 @@ impl TranspositionTable {
         bound: Bound,
     ) {
         let bucket = self.bucket(key);
-        let gen = self.generation;
+        let gen = self.generation.load(Ordering::Relaxed);
         let depth = depth.clamp(0, 255) as u8;
 
         let mut victim = &bucket.entries[0];
@@ -265,11 +268,12 @@ impl TranspositionTable {
     /// Permill of a sample of entries written during the current search (UCI `hashfull`).
     pub fn hashfull(&self) -> u32 {
         let sample = self.buckets.len().min(250);
+        let generation = self.generation.load(Ordering::Relaxed);
         let mut used = 0;
         for b in &self.buckets[..sample] {
             for e in &b.entries {
                 let u = Unpacked::from_bits(e.data.load(Ordering::Relaxed));
-                if u.bound != 0 && u.gen == self.generation {
+                if u.bound != 0 && u.gen == generation {
                     used += 1;
                 }
             }
@@ -357,7 +361,7 @@ mod tests {
 
     #[test]
     fn replaces_old_shallow_entries_first() {
-        let mut tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1);
         let n = tt.buckets.len() as u128;
         // Keys landing in bucket 0: the high bits of key * n must be zero.
         let keys: Vec<u64> = (1..=5u64).collect();

@@ -167,6 +167,15 @@ impl<'a> Worker<'a> {
         self.start.elapsed().as_millis() as u64
     }
 
+    /// The move's clock (and its thinking time) started at `at`, when the `go` was read,
+    /// rather than when this worker was made.
+    pub fn count_time_from(&mut self, at: Instant) {
+        if at < self.start {
+            self.start = at;
+            self.clock_start = at;
+        }
+    }
+
     /// Ponderhit: from now on this is our move, on our clock (the hard limit counts from
     /// here). The time already pondered counts as thinking done: a search that has pondered
     /// past its planned time answers at once (once depth 1 is done).

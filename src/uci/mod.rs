@@ -15,6 +15,7 @@ use output::Output;
 use std::collections::VecDeque;
 use std::io::{BufRead, Read};
 use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::Instant;
 
 pub const ENGINE_NAME: &str = concat!("Brudno ", env!("CARGO_PKG_VERSION"));
 pub const ENGINE_AUTHOR: &str = "the Brudno developers";
@@ -31,7 +32,9 @@ pub fn version_line() -> String {
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 enum Input {
-    Line(String),
+    /// A line, with the moment the reader thread read it: the clock of a `go` runs from
+    /// then, however long the line then waits for the protocol thread or a search thread.
+    Line(String, Instant),
     TooLong(usize),
     Eof,
     /// End of command-line commands: finish what was asked, then exit.
@@ -46,6 +49,8 @@ pub struct Uci {
     searching: bool,
     tx: Sender<Input>,
     rx: Receiver<Input>,
+    /// When the line being handled was read (see `Input::Line`).
+    received: Instant,
 }
 
 /// Whether the loop should go on after a command.
@@ -71,6 +76,7 @@ impl Uci {
             searching: false,
             tx,
             rx,
+            received: Instant::now(),
         }
     }
 
@@ -84,18 +90,19 @@ impl Uci {
     /// Runs the given lines as commands (command-line arguments), then waits for any search.
     pub fn run_lines(mut self, lines: &[String]) {
         for line in lines {
-            let _ = self.tx.send(Input::Line(line.clone()));
+            let _ = self.tx.send(Input::Line(line.clone(), Instant::now()));
         }
         let _ = self.tx.send(Input::Finish);
         self.event_loop();
     }
 
     fn event_loop(&mut self) {
-        let mut pending: VecDeque<String> = VecDeque::new();
+        let mut pending: VecDeque<(String, Instant)> = VecDeque::new();
         let mut finish_when_idle = false;
         while let Ok(input) = self.rx.recv() {
             match input {
-                Input::Line(line) => {
+                Input::Line(line, at) => {
+                    self.received = at;
                     self.out.log_input(&line);
                     if self.searching {
                         if self.handle_while_searching(&line, &mut pending) == Flow::Quit {
@@ -116,8 +123,9 @@ impl Uci {
                     self.searching = false;
                     // Commands that arrived during the search, in order; a `go` among them
                     // starts a new search, after which the rest obey the searching rules.
-                    let queued: Vec<String> = pending.drain(..).collect();
-                    for line in queued {
+                    let queued: Vec<(String, Instant)> = pending.drain(..).collect();
+                    for (line, at) in queued {
+                        self.received = at;
                         let flow = if self.searching {
                             self.handle_while_searching(&line, &mut pending)
                         } else {
@@ -151,12 +159,17 @@ impl Uci {
 
     /// During a search only `isready`, `stop`, `ponderhit` and `quit` act at once; `stop` and
     /// `ponderhit` belong to the latest `go`, so they wait in the queue behind a queued `go`.
-    fn handle_while_searching(&mut self, line: &str, pending: &mut VecDeque<String>) -> Flow {
+    fn handle_while_searching(
+        &mut self,
+        line: &str,
+        pending: &mut VecDeque<(String, Instant)>,
+    ) -> Flow {
         let go_waiting = || {
             pending
                 .iter()
-                .any(|l| matches!(command::parse(l), Command::Go(_)))
+                .any(|(l, _)| matches!(command::parse(l), Command::Go(_)))
         };
+        let queued = (line.to_string(), self.received);
         match command::parse(line) {
             Command::IsReady => self.out.line("readyok"),
             // A `stop` ends the running search; when a `go` waits behind it, that search is
@@ -165,10 +178,10 @@ impl Uci {
             Command::Stop => {
                 self.engine.stop();
                 if go_waiting() {
-                    pending.push_back(line.to_string());
+                    pending.push_back(queued);
                 }
             }
-            Command::PonderHit if go_waiting() => pending.push_back(line.to_string()),
+            Command::PonderHit if go_waiting() => pending.push_back(queued),
             Command::PonderHit => self.engine.ponderhit(),
             Command::Quit => {
                 self.engine.stop();
@@ -176,7 +189,7 @@ impl Uci {
                 return Flow::Quit;
             }
             Command::Empty => {}
-            _ => pending.push_back(line.to_string()),
+            _ => pending.push_back(queued),
         }
         Flow::Continue
     }
@@ -279,6 +292,7 @@ impl Uci {
         }
         let root = *self.engine.position();
         let mut limits = params.limits.clone();
+        limits.received = Some(self.received);
         for text in &params.searchmoves {
             match root.parse_uci_move(text) {
                 Some(m) => limits.searchmoves.push(m),
@@ -421,7 +435,7 @@ fn read_lines(mut input: impl BufRead, tx: Sender<Input>) {
                 }
                 let line = String::from_utf8_lossy(&buf);
                 let line = line.trim_end_matches(['\n', '\r']).to_string();
-                if tx.send(Input::Line(line)).is_err() {
+                if tx.send(Input::Line(line, Instant::now())).is_err() {
                     return;
                 }
             }
