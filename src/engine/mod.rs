@@ -157,11 +157,9 @@ impl Engine {
             Effect::LoadNetwork => notes.extend(self.load_network(&value)?),
         }
         // The table stores static evaluations: another evaluation must not reuse them.
-        let evaluation_before =
-            setup::search_options(&self.settings, None, &self.network).evaluation;
+        let evaluation_before = setup::evaluation(&self.settings, &self.network);
         (spec.set)(&mut self.settings, value);
-        if setup::search_options(&self.settings, None, &self.network).evaluation
-            != evaluation_before
+        if setup::evaluation(&self.settings, &self.network) != evaluation_before
             || spec.effect == Effect::LoadNetwork
         {
             self.with_searcher(|se| se.clear());
@@ -235,7 +233,7 @@ impl Engine {
     /// tables, full strength: the bench is the same work on every machine).
     pub fn bench_options(&self) -> SearchOptions {
         SearchOptions {
-            evaluation: setup::search_options(&self.settings, None, &self.network).evaluation,
+            evaluation: setup::evaluation(&self.settings, &self.network),
             ..self.settings.search.clone()
         }
     }

@@ -95,6 +95,16 @@ pub fn tablebase_root_moves(
     Some(note)
 }
 
+/// The static evaluation a search uses. `UCI_LimitStrength` plays with the evaluation its
+/// rating table was measured with (src/search/strength.rs): the same node budget with the
+/// network plays stronger.
+pub fn evaluation(settings: &Settings, network: &Arc<Network>) -> EvalChoice {
+    match settings.evaluation.as_str() {
+        "nnue" if !settings.limit_strength => EvalChoice::Nnue(Arc::clone(network)),
+        _ => EvalChoice::Hce,
+    }
+}
+
 /// The search options of one search: the settings' own, with the tables to probe and the
 /// strength limit filled in.
 pub fn search_options(
@@ -103,12 +113,7 @@ pub fn search_options(
     network: &Arc<Network>,
 ) -> SearchOptions {
     SearchOptions {
-        // `UCI_LimitStrength` plays with the evaluation its rating table was measured with
-        // (src/search/strength.rs): the same node budget with the network plays stronger.
-        evaluation: match settings.evaluation.as_str() {
-            "nnue" if !settings.limit_strength => EvalChoice::Nnue(Arc::clone(network)),
-            _ => EvalChoice::Hce,
-        },
+        evaluation: evaluation(settings, network),
         tablebases: tables.map(|tables| TablebaseProbing {
             tables: Arc::clone(tables),
             probe_depth: settings.syzygy_probe_depth,
