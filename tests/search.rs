@@ -386,7 +386,11 @@ fn the_clock_runs_from_when_the_go_was_read() {
     let start = Instant::now();
     let limits = Limits {
         movetime: Some(1000),
-        received: Some(start - Duration::from_millis(900)),
+        received: Some(
+            start
+                .checked_sub(Duration::from_millis(900))
+                .expect("a clock older than 900 ms"),
+        ),
         ..Default::default()
     };
     let (r, lines) = search_with(&p, &[], limits, &SearchOptions::default());

@@ -84,6 +84,12 @@ class JournalTest(unittest.TestCase):
                 self.assertEqual([json.loads(line)["batch"][0] for line in list(f)[1:]], [0, 1, 2, 3])
             with self.assertRaises(SystemExit):
                 soak.Journal(path, {"seed": 6})
+            cut = os.path.join(d, "cut.jsonl")
+            with open(cut, "w") as f:
+                f.write('{"plan": {"se')                 # killed while writing the plan line
+            self.assertIsNone(soak.Journal(cut, {"seed": 5}).done(bs[0]))
+            with open(cut) as f:
+                self.assertEqual(json.loads(f.readline()), {"plan": {"seed": 5}})
         state = soak.new_state(8)
         for rec in recs:
             soak.merge(state, rec)

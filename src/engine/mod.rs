@@ -419,9 +419,10 @@ impl Engine {
         self.control.stop();
     }
 
-    /// The opponent played the move we pondered on: the search goes on as a timed search.
-    pub fn ponderhit(&self) {
-        self.control.set_pondering(false);
+    /// The opponent played the move we pondered on (the `ponderhit` was read at `at`): the
+    /// search goes on as a timed search, its clock running from `at`.
+    pub fn ponderhit(&self, at: std::time::Instant) {
+        self.control.ponderhit(at);
     }
 
     /// Blocks until the running search (if any) has delivered its result.

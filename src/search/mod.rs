@@ -246,6 +246,8 @@ pub struct SearchControl {
     /// When the helpers must stop by themselves: nanoseconds after `EPOCH` (`u64::MAX`: no
     /// deadline).
     deadline_ns: AtomicU64,
+    /// When the `ponderhit` was read, in nanoseconds after `EPOCH` (`u64::MAX`: not known).
+    ponderhit_ns: AtomicU64,
 }
 
 impl Default for SearchControl {
@@ -254,6 +256,7 @@ impl Default for SearchControl {
             stop: AtomicBool::new(false),
             pondering: AtomicBool::new(false),
             deadline_ns: AtomicU64::new(u64::MAX),
+            ponderhit_ns: AtomicU64::new(u64::MAX),
         }
     }
 }
@@ -293,10 +296,24 @@ impl SearchControl {
     pub fn pondering(&self) -> bool {
         self.pondering.load(Ordering::Relaxed)
     }
+    /// The ponderhit read at `at`: pondering ends, and the move's clock runs from `at`.
+    pub fn ponderhit(&self, at: std::time::Instant) {
+        let ns = at.saturating_duration_since(*EPOCH).as_nanos() as u64;
+        self.ponderhit_ns.store(ns, Ordering::SeqCst);
+        self.set_pondering(false);
+    }
+    /// When the ponderhit was read, if it came through `ponderhit`.
+    pub fn ponderhit_at(&self) -> Option<std::time::Instant> {
+        match self.ponderhit_ns.load(Ordering::SeqCst) {
+            u64::MAX => None,
+            ns => Some(*EPOCH + std::time::Duration::from_nanos(ns)),
+        }
+    }
     pub fn reset(&self) {
         self.stop.store(false, Ordering::SeqCst);
         self.pondering.store(false, Ordering::SeqCst);
         self.deadline_ns.store(u64::MAX, Ordering::SeqCst);
+        self.ponderhit_ns.store(u64::MAX, Ordering::SeqCst);
     }
 }
 

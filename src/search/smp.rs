@@ -8,8 +8,9 @@
 //! The helpers are a pool of threads that live as long as the searcher, each with its own
 //! `ThreadData`, waiting for the next search. The main thread never waits for them: it plays
 //! as soon as its own search is done, with the results of the helpers that have finished by
-//! then; a helper still unwinding (descheduled on a busy machine) finishes in the background,
-//! and the next search, resize or clear waits for it first. Helpers also watch the clock's
+//! then; a helper still unwinding (descheduled on a busy machine) finishes in the background
+//! and takes up the next search's job when done (its late result carries its search's number
+//! and is not taken); a resize, clear or new table waits for it. Helpers also watch the clock's
 //! hard deadline themselves, so that on an oversubscribed machine they stop on time and give
 //! the main thread the cores back.
 

@@ -181,7 +181,13 @@ impl<'a> Worker<'a> {
     /// past its planned time answers at once (once depth 1 is done).
     pub fn on_ponderhit(&mut self) {
         self.pondering = false;
-        self.clock_start = Instant::now();
+        // From when the ponderhit was read, not from when this thread noticed it (on a
+        // loaded machine that can be milliseconds later).
+        let now = Instant::now();
+        self.clock_start = self
+            .control
+            .ponderhit_at()
+            .map_or(now, |at| at.clamp(self.start, now));
         self.publish_deadline();
         if let Some(b) = self.budget {
             let stop_ms = self.ponderhit_stop_ms.unwrap_or(b.soft_ms);

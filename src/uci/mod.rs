@@ -34,7 +34,8 @@ pub const MAX_LINE_BYTES: usize = 1 << 20;
 enum Input {
     /// A line, with the moment the reader thread read it: the clock of a `go` runs from
     /// then, however long the line then waits for the protocol thread or a search thread.
-    Line(String, Instant),
+    /// None (command-line commands, all queued at start-up): from when it is handled.
+    Line(String, Option<Instant>),
     TooLong(usize),
     Eof,
     /// End of command-line commands: finish what was asked, then exit.
@@ -49,8 +50,8 @@ pub struct Uci {
     searching: bool,
     tx: Sender<Input>,
     rx: Receiver<Input>,
-    /// When the line being handled was read (see `Input::Line`).
-    received: Instant,
+    /// When the line being handled was read (see `Input::Line`; None: now).
+    read_at: Option<Instant>,
 }
 
 /// Whether the loop should go on after a command.
@@ -76,7 +77,7 @@ impl Uci {
             searching: false,
             tx,
             rx,
-            received: Instant::now(),
+            read_at: None,
         }
     }
 
@@ -90,19 +91,19 @@ impl Uci {
     /// Runs the given lines as commands (command-line arguments), then waits for any search.
     pub fn run_lines(mut self, lines: &[String]) {
         for line in lines {
-            let _ = self.tx.send(Input::Line(line.clone(), Instant::now()));
+            let _ = self.tx.send(Input::Line(line.clone(), None));
         }
         let _ = self.tx.send(Input::Finish);
         self.event_loop();
     }
 
     fn event_loop(&mut self) {
-        let mut pending: VecDeque<(String, Instant)> = VecDeque::new();
+        let mut pending: VecDeque<(String, Option<Instant>)> = VecDeque::new();
         let mut finish_when_idle = false;
         while let Ok(input) = self.rx.recv() {
             match input {
                 Input::Line(line, at) => {
-                    self.received = at;
+                    self.read_at = at;
                     self.out.log_input(&line);
                     if self.searching {
                         if self.handle_while_searching(&line, &mut pending) == Flow::Quit {
@@ -123,9 +124,9 @@ impl Uci {
                     self.searching = false;
                     // Commands that arrived during the search, in order; a `go` among them
                     // starts a new search, after which the rest obey the searching rules.
-                    let queued: Vec<(String, Instant)> = pending.drain(..).collect();
+                    let queued: Vec<(String, Option<Instant>)> = pending.drain(..).collect();
                     for (line, at) in queued {
-                        self.received = at;
+                        self.read_at = at;
                         let flow = if self.searching {
                             self.handle_while_searching(&line, &mut pending)
                         } else {
@@ -162,14 +163,14 @@ impl Uci {
     fn handle_while_searching(
         &mut self,
         line: &str,
-        pending: &mut VecDeque<(String, Instant)>,
+        pending: &mut VecDeque<(String, Option<Instant>)>,
     ) -> Flow {
         let go_waiting = || {
             pending
                 .iter()
                 .any(|(l, _)| matches!(command::parse(l), Command::Go(_)))
         };
-        let queued = (line.to_string(), self.received);
+        let queued = (line.to_string(), self.read_at);
         match command::parse(line) {
             Command::IsReady => self.out.line("readyok"),
             // A `stop` ends the running search; when a `go` waits behind it, that search is
@@ -182,7 +183,7 @@ impl Uci {
                 }
             }
             Command::PonderHit if go_waiting() => pending.push_back(queued),
-            Command::PonderHit => self.engine.ponderhit(),
+            Command::PonderHit => self.engine.ponderhit(self.received()),
             Command::Quit => {
                 self.engine.stop();
                 self.engine.wait();
@@ -196,6 +197,11 @@ impl Uci {
 
     fn error(&self, text: &str) {
         self.out.info_string(&format!("error: {text}"));
+    }
+
+    /// When the line being handled was read: the reader's time stamp, else now.
+    fn received(&self) -> Instant {
+        self.read_at.unwrap_or_else(Instant::now)
     }
 
     fn handle(&mut self, line: &str) -> Flow {
@@ -292,7 +298,7 @@ impl Uci {
         }
         let root = *self.engine.position();
         let mut limits = params.limits.clone();
-        limits.received = Some(self.received);
+        limits.received = Some(self.received());
         for text in &params.searchmoves {
             match root.parse_uci_move(text) {
                 Some(m) => limits.searchmoves.push(m),
@@ -435,7 +441,7 @@ fn read_lines(mut input: impl BufRead, tx: Sender<Input>) {
                 }
                 let line = String::from_utf8_lossy(&buf);
                 let line = line.trim_end_matches(['\n', '\r']).to_string();
-                if tx.send(Input::Line(line, Instant::now())).is_err() {
+                if tx.send(Input::Line(line, Some(Instant::now()))).is_err() {
                     return;
                 }
             }
