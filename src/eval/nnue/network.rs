@@ -34,7 +34,7 @@ const VALUES: usize = INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN + 1;
 pub const FILE_BYTES: usize = (VALUES * 2).div_ceil(64) * 64;
 
 /// The network built into the binary (`nets/`, see its README for where it came from).
-pub const EMBEDDED: &[u8] = include_bytes!("../../../nets/brudno-gen1i.nnue");
+pub const EMBEDDED: &[u8] = include_bytes!("../../../nets/brudno-gen2a.nnue");
 const _: () = assert!(
     EMBEDDED.len() == FILE_BYTES,
     "nets/: the embedded network has the wrong size"
