@@ -136,6 +136,9 @@ time controls: 40/60, 40/1:30+0.5, 10+0.1, st=0.1, nodes=5000, depth=8.""")
                    help="overstep of the clock tolerated before a time loss (default 50 ms)")
     p.add_argument("-hangtimeout", "--hangtimeout", type=float, default=60.0, metavar="S",
                    help="seconds an untimed (nodes/depth) move may take before the engine counts as stalled")
+    p.add_argument("-journal", "--journal", metavar="FILE",
+                   help="record each finished game in FILE; a rerun with the same engines and settings "
+                        "continues where it stopped (needs -seed; the python runner only)")
     p.add_argument("-event", "--event", default="Brudno match")
     p.add_argument("-runner", "--runner", choices=["auto", "python", "cutechess", "fastchess"], default="auto",
                    help="auto: cutechess-cli or fastchess when on PATH, else the python-chess runner")
@@ -232,3 +235,23 @@ def specs_from_args(args):
             raise SystemExit(f"{s.name}: no time control (use -tc, -each tc=..., or tc= on the engine)")
     dedupe_names(specs)
     return specs
+
+
+def journal_plan(specs, op, seed, adj, args):
+    """What a match journal must agree on to be continued: the engines (command, the binary's
+    size and modification time, options, time control), openings and seed, adjudication, the
+    clock margin and an SPRT's bounds. The number of games is not part of it: a rerun with
+    -games larger extends the match."""
+    engines = []
+    for s in specs:
+        ident = None
+        if os.path.isfile(s.cmd[0]):
+            st = os.stat(s.cmd[0])
+            ident = [st.st_size, int(st.st_mtime)]
+        engines.append({"name": s.name, "cmd": s.cmd, "binary": ident, "proto": s.proto,
+                        "options": s.options, "tc": str(s.tc), "ponder": s.ponder})
+    adjud = {k: getattr(adj, k) for k in ("resign_moves", "resign_score", "resign_twosided", "draw_movenumber",
+                                          "draw_moves", "draw_score", "max_moves", "tb_pieces")}
+    return {"engines": engines, "openings": dict(op, file=os.path.abspath(op["file"])) if op else None,
+            "seed": seed, "adjudication": adjud, "timemargin": args.timemargin,
+            "sprt": parse_sprt(args.sprt) if args.sprt else None}

@@ -45,6 +45,19 @@ class GameRecord:
     least_left: list = field(default_factory=lambda: [None, None])
     forgiven: list = field(default_factory=lambda: [0, 0])
 
+    def to_json(self):
+        """The record without its PGN (the journal's form; the PGN went to -pgnout)."""
+        return {"index": self.index, "pair": self.pair, "white_slot": self.white_slot,
+                "result": self.result, "termination": self.termination, "reason": self.reason,
+                "errors": [list(e) for e in self.errors], "plies": self.plies,
+                "least_left": list(self.least_left), "forgiven": list(self.forgiven)}
+
+    @staticmethod
+    def from_json(d):
+        return GameRecord(d["index"], d["pair"], d["white_slot"], d["result"], d["termination"],
+                          d["reason"], [tuple(e) for e in d["errors"]], d["plies"], None,
+                          list(d["least_left"]), list(d["forgiven"]))
+
     def score(self, slot):
         if self.result == "1/2-1/2":
             return 0.5
@@ -434,7 +447,7 @@ class MatchRunner:
 
     def __init__(self, specs, games, concurrency=1, book=None, adj=None, margin=0.05,
                  pgnout=None, sprt=None, out=print, event="Brudno match", hang_timeout=60.0,
-                 log=None, verbose=True):
+                 log=None, verbose=True, journal=None):
         self.specs = specs
         self.games = games
         self.concurrency = max(1, concurrency)
@@ -455,6 +468,17 @@ class MatchRunner:
         self.fatal = None
         self.verdict = None
         self.interrupted = False
+        # A journal (matchlib.journal) holds the games an earlier run of the same plan finished:
+        # they count in the tally and are not played again; every new game is added to it.
+        self.journal = journal
+        self.done = set()
+        if journal is not None:
+            for index in range(games):
+                rec = journal.done(index)
+                if rec is not None:
+                    self.tally.add(GameRecord.from_json(rec))
+                    self.done.add(index)
+            self._check_sprt()
 
     def _opening(self, pair):
         if self.book is None:
@@ -482,6 +506,8 @@ class MatchRunner:
         try:
             while True:
                 with self.lock:
+                    while self.next_index in self.done:
+                        self.next_index += 1
                     if self.stop or self.next_index >= self.games:
                         return
                     index = self.next_index
@@ -519,14 +545,19 @@ class MatchRunner:
             if self.pgnout:
                 with open(self.pgnout, "a", encoding="utf-8") as f:
                     print(g.pgn, file=f, end="\n\n")
+            if self.journal is not None:
+                self.journal.add(g.index, g.to_json())
             if self.verbose:
                 self.out(progress_line(self.tally, self.games, g, self.sprt))
-            if self.sprt and self.verdict is None:
-                v = stats.sprt_verdict(self.tally.llr(self.sprt), self.sprt["alpha"], self.sprt["beta"])
-                if v:
-                    self.verdict = v
-                    self.stop = True
-                    self.out(f"SPRT: {v} accepted after {self.tally.n} games; finishing games in progress")
+            self._check_sprt()
+
+    def _check_sprt(self):
+        if self.sprt and self.verdict is None and self.tally.n:
+            v = stats.sprt_verdict(self.tally.llr(self.sprt), self.sprt["alpha"], self.sprt["beta"])
+            if v:
+                self.verdict = v
+                self.stop = True
+                self.out(f"SPRT: {v} accepted after {self.tally.n} games; finishing games in progress")
 
     def _run_worker(self):
         try:

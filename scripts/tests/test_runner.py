@@ -196,6 +196,45 @@ class MatchTest(unittest.TestCase):
         self.assertEqual(r.verdict, "H1")
         self.assertLess(t.n, 1000)
 
+    def test_journal_resumes_and_extends_a_match(self):
+        """A rerun with the journal plays only the games not yet recorded (a larger -games
+        extends the match), and the tally counts the recorded games as if just played."""
+        from matchlib.journal import Journal
+        plan = {"engines": ["G", "C"], "seed": 1}
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "match.jsonl")
+            pgn = os.path.join(d, "out.pgn")
+
+            def run(games):
+                lines = []
+                r = MatchRunner([spec("good", name="G"), spec("crash", name="C")], games, 2, None,
+                                Adjudication(max_moves=10), pgnout=pgn, out=lines.append, hang_timeout=3.0,
+                                journal=Journal(path, plan))
+                return r, r.run(), lines
+
+            r, t, _ = run(4)
+            self.assertEqual((len(r.done), t.n), (0, 4))
+            r, t, lines = run(6)
+            self.assertEqual(r.done, {0, 1, 2, 3})
+            self.assertEqual(t.n, 6)
+            self.assertEqual((t.w, sum(t.penta), t.problems[1]["crash"]), (6, 3, 6))
+            played = sorted(int(re.match(r"\[\d+/6\] #(\d+) ", line).group(1))
+                            for line in lines if line.startswith("["))
+            self.assertEqual(played, [5, 6])        # only the two new games were played
+            with open(pgn) as f:
+                self.assertEqual(f.read().count("[Event "), 6)
+            r, t, lines = run(6)                      # nothing left to play
+            self.assertEqual((t.n, [line for line in lines if line.startswith("[")]), (6, []))
+            with self.assertRaises(SystemExit):       # another plan: refused, not mixed in
+                Journal(path, dict(plan, seed=2))
+            # A gauntlet keeps each opponent's games apart in one journal.
+            from matchlib.journal import Scope
+            both = os.path.join(d, "gauntlet.jsonl")
+            Scope(Journal(both, plan), "ethereal").add(0, {"result": "1-0"})
+            again = Journal(both, plan)
+            self.assertEqual(Scope(again, "ethereal").done(0), {"result": "1-0"})
+            self.assertIsNone(Scope(again, "toga2").done(0))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -45,6 +45,36 @@ class MatchScriptTest(unittest.TestCase):
         self.assertIn("!! game 1: bad: illegal:", r.stdout)
         self.assertIn("Problems of bad: 2 illegal moves", r.stdout)
 
+    def test_journal_continues_a_stopped_match(self):
+        with tempfile.TemporaryDirectory() as d:
+            journal = os.path.join(d, "m.jsonl")
+            book = os.path.join(d, "o.epd")
+            with open(book, "w") as f:
+                f.write("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n")
+                f.write("rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1\n")
+
+            def match(games, *extra):
+                return run([os.path.join(SCRIPTS, "match"),
+                            "-engine", f"cmd={sys.executable} {FAKE} good", "name=one",
+                            "-engine", f"cmd={sys.executable} {FAKE} good", "name=two",
+                            "-each", "tc=st=0.02", *extra, "-games", str(games), "-maxmoves", "20", "-openings", book,
+                            "-runner", "python", "-journal", journal])
+            r = match(2)
+            self.assertNotEqual(r.returncode, 0)       # no -seed: the openings' order is not repeatable
+            self.assertIn("-journal needs -seed", r.stdout + r.stderr)
+            self.assertFalse(os.path.exists(journal))
+            r = match(2, "-seed", "7")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            r = match(4, "-seed", "7")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("2 games already played, 2 to go", r.stdout)
+            self.assertNotIn("[2/4]", r.stdout)
+            self.assertIn("[4/4]", r.stdout)
+            self.assertIn("W/D/L: 0/4/0", r.stdout)
+            r = match(4, "-seed", "8")                 # another plan: refused
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("written for another plan", r.stdout + r.stderr)
+
     def test_bad_command_line(self):
         r = run([os.path.join(SCRIPTS, "match"), "only-one-engine", "-tc", "1+0"])
         self.assertNotEqual(r.returncode, 0)

@@ -74,20 +74,20 @@ class JournalTest(unittest.TestCase):
             path = os.path.join(d, "j.jsonl")
             j = soak.Journal(path, {"seed": 5})
             for b, rec in zip(bs[:3], recs[:3]):
-                j.add(b, rec)
+                j.add(b.key(), rec)
             with open(path, "a") as f:
                 f.write('{"batch": [3, "se')           # a line cut off by a kill
             j = soak.Journal(path, {"seed": 5})
-            self.assertEqual([j.done(b) is not None for b in bs], [True, True, True, False])
-            j.add(bs[3], recs[3])
+            self.assertEqual([j.done(b.key()) is not None for b in bs], [True, True, True, False])
+            j.add(bs[3].key(), recs[3])
             with open(path) as f:
-                self.assertEqual([json.loads(line)["batch"][0] for line in list(f)[1:]], [0, 1, 2, 3])
+                self.assertEqual([json.loads(line)["key"][0] for line in list(f)[1:]], [0, 1, 2, 3])
             with self.assertRaises(SystemExit):
                 soak.Journal(path, {"seed": 6})
             cut = os.path.join(d, "cut.jsonl")
             with open(cut, "w") as f:
                 f.write('{"plan": {"se')                 # killed while writing the plan line
-            self.assertIsNone(soak.Journal(cut, {"seed": 5}).done(bs[0]))
+            self.assertIsNone(soak.Journal(cut, {"seed": 5}).done(bs[0].key()))
             with open(cut) as f:
                 self.assertEqual(json.loads(f.readline()), {"plan": {"seed": 5}})
         state = soak.new_state(8)

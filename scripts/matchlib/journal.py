@@ -1,0 +1,68 @@
+"""A resumable record of finished work (soak batches, match games): one JSON line per finished
+unit, after a first line with the plan's parameters. A rerun with the same plan skips what is
+recorded; a journal written for another plan is refused rather than mixed in. Killed while
+writing, it loses at most the unit it was writing."""
+import json
+import os
+
+
+class Journal:
+    def __init__(self, path, params):
+        self.path = path
+        self.records = {}
+        if os.path.exists(path) and os.path.getsize(path) > 0:
+            with open(path, "rb+") as f:
+                data = f.read()
+                if not data.endswith(b"\n"):
+                    # Killed while writing a line: drop the part line so the next one starts clean.
+                    f.truncate(data.rfind(b"\n") + 1)
+                    data = data[:data.rfind(b"\n") + 1]
+            lines = [line for line in data.decode("utf-8").splitlines() if line.strip()]
+        else:
+            lines = []
+        if lines:
+            head = json.loads(lines[0])
+            if head.get("plan") != params:
+                raise SystemExit(f"{path} was written for another plan ({head.get('plan')}); "
+                                 f"this one is {params}: use another journal file")
+            for line in lines[1:]:
+                try:
+                    rec = json.loads(line)
+                    key = rec["key"] if "key" in rec else rec["batch"]   # "batch": older soak journals
+                    self.records[_key(key)] = rec["result"]
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    continue   # not a whole record: that unit is done again
+        else:
+            # A new journal (or one whose plan line was cut off by a kill): start it.
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(json.dumps({"plan": params}) + "\n")
+
+    def done(self, key):
+        """The record stored for `key` (a value or a list/tuple of values), or None."""
+        return self.records.get(_key(key))
+
+    def add(self, key, record):
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"key": list(key) if isinstance(key, (list, tuple)) else key,
+                                "result": record}) + "\n")
+        self.records[_key(key)] = record
+
+    def __len__(self):
+        return len(self.records)
+
+
+def _key(key):
+    return tuple(key) if isinstance(key, (list, tuple)) else key
+
+
+class Scope:
+    """One part of a journal (a gauntlet's opponent, say): its keys are prefixed with `name`."""
+
+    def __init__(self, journal, name):
+        self.journal, self.name = journal, name
+
+    def done(self, key):
+        return self.journal.done([self.name, key])
+
+    def add(self, key, record):
+        self.journal.add([self.name, key], record)
