@@ -237,21 +237,31 @@ def specs_from_args(args):
     return specs
 
 
+def file_identity(path):
+    """[size, modification time] of a file: a rebuilt binary or an edited openings file is
+    another plan."""
+    st = os.stat(path)
+    return [st.st_size, int(st.st_mtime)]
+
+
 def journal_plan(specs, op, seed, adj, args):
-    """What a match journal must agree on to be continued: the engines (command, the binary's
-    size and modification time, options, time control), openings and seed, adjudication, the
-    clock margin and an SPRT's bounds. The number of games is not part of it: a rerun with
+    """What a match journal must agree on to be continued: the engines (command, the size and
+    modification time of every file in it — the binary, or a wrapper's script —, options, time
+    control), openings (with the file's size and time) and seed, adjudication, the clock margin,
+    the hang timeout and an SPRT's bounds. The number of games is not part of it: a rerun with
     -games larger extends the match."""
     engines = []
     for s in specs:
-        ident = None
-        if os.path.isfile(s.cmd[0]):
-            st = os.stat(s.cmd[0])
-            ident = [st.st_size, int(st.st_mtime)]
-        engines.append({"name": s.name, "cmd": s.cmd, "binary": ident, "proto": s.proto,
+        files = [[a, *file_identity(a)] for a in s.cmd if os.path.isfile(a)]
+        engines.append({"name": s.name, "cmd": s.cmd, "files": files, "proto": s.proto,
                         "options": s.options, "tc": str(s.tc), "ponder": s.ponder})
     adjud = {k: getattr(adj, k) for k in ("resign_moves", "resign_score", "resign_twosided", "draw_movenumber",
                                           "draw_moves", "draw_score", "max_moves", "tb_pieces")}
-    return {"engines": engines, "openings": dict(op, file=os.path.abspath(op["file"])) if op else None,
-            "seed": seed, "adjudication": adjud, "timemargin": args.timemargin,
+    adjud["tb"] = os.path.abspath(args.tb[0]) if args.tb else None
+    openings = None
+    if op:
+        path = os.path.abspath(op["file"])
+        openings = dict(op, file=path, identity=file_identity(path))
+    return {"engines": engines, "openings": openings, "seed": seed, "adjudication": adjud,
+            "timemargin": args.timemargin, "hangtimeout": args.hangtimeout,
             "sprt": parse_sprt(args.sprt) if args.sprt else None}

@@ -10,22 +10,28 @@ class Journal:
     def __init__(self, path, params):
         self.path = path
         self.records = {}
-        if os.path.exists(path) and os.path.getsize(path) > 0:
-            with open(path, "rb+") as f:
+        data = b""
+        if os.path.exists(path):
+            with open(path, "rb") as f:
                 data = f.read()
-                if not data.endswith(b"\n"):
-                    # Killed while writing a line: drop the part line so the next one starts clean.
-                    f.truncate(data.rfind(b"\n") + 1)
-                    data = data[:data.rfind(b"\n") + 1]
-            lines = [line for line in data.decode("utf-8").splitlines() if line.strip()]
-        else:
-            lines = []
-        if lines:
-            head = json.loads(lines[0])
-            if head.get("plan") != params:
-                raise SystemExit(f"{path} was written for another plan ({head.get('plan')}); "
+        lines = data.decode("utf-8", errors="replace").split("\n")
+        if lines and lines[0].strip() and data.count(b"\n") >= 1:
+            # The plan is checked before anything is changed: a refused file stays as it was.
+            try:
+                head = json.loads(lines[0])
+                plan = head.get("plan")
+            except (json.JSONDecodeError, AttributeError):
+                raise SystemExit(f"{path} is not a journal (its first line is not a plan)")
+            if plan != params:
+                raise SystemExit(f"{path} was written for another plan ({plan}); "
                                  f"this one is {params}: use another journal file")
-            for line in lines[1:]:
+            if not data.endswith(b"\n"):
+                # Killed while writing a line: drop the part line so the next one starts clean.
+                with open(path, "rb+") as f:
+                    f.truncate(data.rfind(b"\n") + 1)
+            for line in lines[1:-1]:          # the last piece is empty or a part line
+                if not line.strip():
+                    continue
                 try:
                     rec = json.loads(line)
                     key = rec["key"] if "key" in rec else rec["batch"]   # "batch": older soak journals
@@ -34,6 +40,8 @@ class Journal:
                     continue   # not a whole record: that unit is done again
         else:
             # A new journal (or one whose plan line was cut off by a kill): start it.
+            if data.strip() and not data.startswith(b'{"plan"'):
+                raise SystemExit(f"{path} is not a journal (its first line is not a plan)")
             with open(path, "w", encoding="utf-8") as f:
                 f.write(json.dumps({"plan": params}) + "\n")
 
@@ -45,6 +53,9 @@ class Journal:
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(json.dumps({"key": list(key) if isinstance(key, (list, tuple)) else key,
                                 "result": record}) + "\n")
+            # One line per game or batch: cheap enough to make each survive a power cut.
+            f.flush()
+            os.fsync(f.fileno())
         self.records[_key(key)] = record
 
     def __len__(self):

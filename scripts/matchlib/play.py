@@ -478,7 +478,7 @@ class MatchRunner:
                 if rec is not None:
                     self.tally.add(GameRecord.from_json(rec))
                     self.done.add(index)
-            self._check_sprt()
+            self._check_sprt(resumed=True)
 
     def _opening(self, pair):
         if self.book is None:
@@ -542,22 +542,28 @@ class MatchRunner:
             self.tally.add(g)
             for slot, kind, msg in g.errors:
                 self.out(f"!! game {g.index + 1}: {self.specs[slot].name}: {kind}: {msg}")
+            # A game that ended because the match is being shut down (its engines killed with
+            # it) is not a result: it is not journalled, so a rerun plays it again. The journal
+            # is written before the PGN: it is what a rerun counts.
+            cut_short = self.interrupted and any(k in ("crash", "disconnect", "stall", "init")
+                                                 for _, k, _ in g.errors)
+            if self.journal is not None and not cut_short:
+                self.journal.add(g.index, g.to_json())
             if self.pgnout:
                 with open(self.pgnout, "a", encoding="utf-8") as f:
                     print(g.pgn, file=f, end="\n\n")
-            if self.journal is not None:
-                self.journal.add(g.index, g.to_json())
             if self.verbose:
                 self.out(progress_line(self.tally, self.games, g, self.sprt))
             self._check_sprt()
 
-    def _check_sprt(self):
+    def _check_sprt(self, resumed=False):
         if self.sprt and self.verdict is None and self.tally.n:
             v = stats.sprt_verdict(self.tally.llr(self.sprt), self.sprt["alpha"], self.sprt["beta"])
             if v:
                 self.verdict = v
                 self.stop = True
-                self.out(f"SPRT: {v} accepted after {self.tally.n} games; finishing games in progress")
+                self.out(f"SPRT: {v} accepted after {self.tally.n} games"
+                         + (" (decided by the journal's games)" if resumed else "; finishing games in progress"))
 
     def _run_worker(self):
         try:
@@ -580,6 +586,13 @@ class MatchRunner:
             self.stop = True
             self.interrupted = True
             self.out("interrupted: finishing games in progress (Ctrl-C again to abandon them)")
-            while self.active > 0:
-                time.sleep(0.2)
+            try:
+                while self.active > 0:
+                    time.sleep(0.2)
+            except KeyboardInterrupt:
+                # Abandoned: the games still running are killed with their engines; none of
+                # them may reach the journal as a loss.
+                with self.lock:
+                    self.journal = None
+                raise
         return self.tally

@@ -227,6 +227,15 @@ class MatchTest(unittest.TestCase):
             self.assertEqual((t.n, [line for line in lines if line.startswith("[")]), (6, []))
             with self.assertRaises(SystemExit):       # another plan: refused, not mixed in
                 Journal(path, dict(plan, seed=2))
+            # Another file named by mistake is refused and left as it was.
+            other = os.path.join(d, "games.pgn")
+            for text in ('[Event "x"]\n\n1. e4 *\n', '[Event "x"]'):
+                with open(other, "w") as f:
+                    f.write(text)
+                with self.assertRaises(SystemExit):
+                    Journal(other, plan)
+                with open(other) as f:
+                    self.assertEqual(f.read(), text)
             # A gauntlet keeps each opponent's games apart in one journal.
             from matchlib.journal import Scope
             both = os.path.join(d, "gauntlet.jsonl")
