@@ -244,6 +244,11 @@ def file_identity(path):
     return [st.st_size, int(st.st_mtime)]
 
 
+def command_files(cmd):
+    """[path, size, modification time] of every file in an engine's command line."""
+    return [[a, *file_identity(a)] for a in cmd if os.path.isfile(a)]
+
+
 def journal_plan(specs, op, seed, adj, args):
     """What a match journal must agree on to be continued: the engines (command, the size and
     modification time of every file in it — the binary, or a wrapper's script —, options, time
@@ -252,8 +257,7 @@ def journal_plan(specs, op, seed, adj, args):
     -games larger extends the match."""
     engines = []
     for s in specs:
-        files = [[a, *file_identity(a)] for a in s.cmd if os.path.isfile(a)]
-        engines.append({"name": s.name, "cmd": s.cmd, "files": files, "proto": s.proto,
+        engines.append({"name": s.name, "cmd": s.cmd, "files": command_files(s.cmd), "proto": s.proto,
                         "options": s.options, "tc": str(s.tc), "ponder": s.ponder})
     adjud = {k: getattr(adj, k) for k in ("resign_moves", "resign_score", "resign_twosided", "draw_movenumber",
                                           "draw_moves", "draw_score", "max_moves", "tb_pieces")}

@@ -15,7 +15,7 @@ class Journal:
             with open(path, "rb") as f:
                 data = f.read()
         lines = data.decode("utf-8", errors="replace").split("\n")
-        if lines and lines[0].strip() and data.count(b"\n") >= 1:
+        if lines[0].strip() and b"\n" in data:
             # The plan is checked before anything is changed: a refused file stays as it was.
             try:
                 head = json.loads(lines[0])
@@ -57,9 +57,6 @@ class Journal:
             f.flush()
             os.fsync(f.fileno())
         self.records[_key(key)] = record
-
-    def __len__(self):
-        return len(self.records)
 
 
 def _key(key):
