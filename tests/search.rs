@@ -411,6 +411,11 @@ fn the_clock_runs_from_when_the_go_was_read() {
 /// not end on its own meanwhile, then sends the ponderhit. The result, the time from the
 /// ponderhit to the answer, and the time from the start to the answer.
 fn ponder_then_hit(clock_ms: i64, ponder_for: Duration) -> (SearchResult, Duration, Duration) {
+    // The plain time manager's rule (the secondary search's verdict could say "think on").
+    let options = SearchOptions {
+        secondary_search: false,
+        ..Default::default()
+    };
     let p = pos("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
     let control = std::sync::Arc::new(SearchControl::new());
     control.set_pondering(true);
@@ -423,8 +428,7 @@ fn ponder_then_hit(clock_ms: i64, ponder_for: Duration) -> (SearchResult, Durati
             ponder: true,
             ..Default::default()
         };
-        let r =
-            Searcher::new(16).search(&p, &[], &limits, &SearchOptions::default(), &c, &mut |_| {});
+        let r = Searcher::new(16).search(&p, &[], &limits, &options, &c, &mut |_| {});
         (r, Instant::now())
     });
     std::thread::sleep(ponder_for);
@@ -785,16 +789,42 @@ fn secondary_search_leaves_analysis_limits_exactly_as_they_were() {
             ..Default::default()
         },
     ] {
-        let off = untimed(search_with(
-            &p,
-            &[],
-            limits.clone(),
-            &SearchOptions::default(),
-        ));
+        let off = untimed(search_with(&p, &[], limits.clone(), &secondary_off()));
         let on = untimed(search_with(&p, &[], limits, &secondary_on()));
         assert!(off.0.depth >= 7, "{:?}", off.0);
         assert_eq!(on, off);
     }
+    // `bench` alike.
+    let on = brudno::search::bench::bench_with(Some(5), &secondary_on());
+    let off = brudno::search::bench::bench_with(Some(5), &secondary_off());
+    assert_eq!(on.nodes, off.nodes);
+}
+
+#[test]
+fn secondary_search_gives_no_verdict_when_a_depth_limit_comes_with_the_clock() {
+    // `go wtime … depth 8`: the depth is the limit the user asked for.
+    let p = pos("r1bq1rk1/p1pn2bp/1p4p1/3Ppn2/P7/BPNQ1NP1/5PBP/R4RK1 b - - 1 17");
+    let limits = Limits {
+        wtime: Some(20_000),
+        btime: Some(20_000),
+        depth: Some(8),
+        ..Default::default()
+    };
+    let mut notes = Vec::new();
+    let r = Searcher::new(16).search(
+        &p,
+        &[],
+        &limits,
+        &secondary_on(),
+        &SearchControl::new(),
+        &mut |e| {
+            if let SearchEvent::Debug(n) = e {
+                notes.push(n);
+            }
+        },
+    );
+    assert_eq!(r.depth, 8);
+    assert!(notes.is_empty(), "{notes:?}");
 }
 
 #[test]
@@ -836,6 +866,50 @@ fn secondary_search_gives_one_verdict_per_move_under_a_clock_only() {
         ),
         "{notes:?}"
     );
+}
+
+/// The depth and the verdict word of a search's one verdict note.
+fn the_verdict(notes: &[String]) -> (u32, String) {
+    let note = notes
+        .iter()
+        .find(|n| n.starts_with("secondary depth"))
+        .unwrap_or_else(|| panic!("no verdict: {notes:?}"));
+    let depth = note.split_whitespace().nth(2).unwrap().parse().unwrap();
+    let word = note
+        .split(": ")
+        .nth(1)
+        .unwrap()
+        .split(" at ")
+        .next()
+        .unwrap();
+    (depth, word.to_string())
+}
+
+#[test]
+fn after_a_hold_the_move_is_played_and_after_a_surprise_the_search_goes_on() {
+    let p = pos("r1bq1rk1/p1pn2bp/1p4p1/3Ppn2/P7/BPNQ1NP1/5PBP/R4RK1 b - - 1 17");
+    // The coin of the placebo always says "surprise": iterations go on past the verdict's
+    // (20 s on the clock: the hard limit, 5 times the planned share, is far away).
+    let always = SearchOptions {
+        secondary_placebo: 100,
+        ..secondary_on()
+    };
+    // The real verification: this quiet position's move holds, and is played at once.
+    for (options, expected) in [(always, "surprise"), (secondary_on(), "holds")] {
+        let (r, notes) = clocked(&p, 20_000, &options);
+        let (depth, word) = the_verdict(&notes);
+        if word.starts_with("inconclusive") {
+            // The node cap: the plain target, already passed, stops the search.
+            assert_eq!(r.depth, depth, "{notes:?}");
+            continue;
+        }
+        assert!(word.starts_with(expected), "{word} {notes:?}");
+        if expected == "holds" {
+            assert_eq!(r.depth, depth, "{notes:?}");
+        } else {
+            assert!(r.depth > depth, "depth {} after {notes:?}", r.depth);
+        }
+    }
 }
 
 #[test]

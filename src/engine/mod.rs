@@ -62,6 +62,7 @@ fn fallback_result(root: &Position, shown_best: Option<Move>) -> SearchResult {
         depth: 0,
         nodes: 0,
         pv: best.into_iter().collect(),
+        surprise_depth: 0,
     }
 }
 
@@ -297,6 +298,7 @@ impl Engine {
                 depth: 0,
                 nodes: 0,
                 pv: vec![b.mv],
+                surprise_depth: 0,
             });
             return;
         }

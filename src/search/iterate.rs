@@ -113,14 +113,20 @@ impl Deepening<'_, '_, '_> {
         let mut stable = 0u32;
         let mut scores: Vec<i32> = Vec::new();
         // The secondary search: at most one verdict per move, and what it said.
-        // Only under a game clock (a scalable budget), on the main thread, with one line and
-        // a choice to make.
+        // Only under a game clock (a scalable budget) with no depth, node or mate limit beside
+        // it, on the main thread, with one line and a choice to make.
         let secondary_on = options.secondary_search
             && self.worker.budget.is_some_and(|b| b.scalable)
+            && limits.depth.is_none()
+            && limits.nodes.is_none()
+            && limits.mate.is_none()
             && self.multipv == 1
             && self.moves.len() > 1
             && self.helper_id == 0;
         let mut verdict: Option<(Verdict, Move)> = None;
+        // The depth the verification searched when it found a surprise: a helper's result
+        // must be deeper than that to replace the main thread's.
+        let mut surprise_depth = 0;
 
         // Lazy SMP: half the helpers search one ply ahead of the others, so that the threads
         // spread over two depths and fill the shared table with different work.
@@ -184,38 +190,41 @@ impl Deepening<'_, '_, '_> {
                 let iter_nodes = (self.worker.nodes - iteration_start_nodes).max(1);
                 let best_nodes = best.nodes as f64 / iter_nodes as f64;
                 let soft = self.soft_target(b, stable, &scores, best_nodes);
+                // A fail low counts when the score fell by more than the margin since the
+                // iteration before (narrow windows fail low on a few centipawns).
+                let n = scores.len();
+                let fell =
+                    failed_low && n >= 2 && scores[n - 2] - scores[n - 1] > secondary::MARGIN;
+                // While pondering, iterations go on after a hold: a later one that changes the
+                // move or falls voids it, and the plain time manager decides again.
+                if let Some((Verdict::Holds, chosen)) = verdict {
+                    if self.moves[0].mv != chosen || fell {
+                        verdict = Some((Verdict::Inconclusive, chosen));
+                        self.worker.ponderhit_stop_ms = None;
+                    }
+                }
                 // The secondary search's verdict, taken while pondering too (a ponderhit
-                // then honours it).
+                // then honours it); not once a ponderhit has stopped the search.
                 if secondary_on
                     && verdict.is_none()
+                    && !self.worker.stopped
                     && depth >= secondary::MIN_DEPTH
                     && self.worker.thinking_ms() as f64 >= secondary::KAPPA * soft
                     && secondary::judgeable(self.moves[0].score)
                 {
                     let iteration_total = self.worker.total_nodes() - iteration_start_total;
-                    // A fail low counts when the score fell by more than the margin since
-                    // the iteration before (narrow windows fail low on a few centipawns).
-                    let n = scores.len();
-                    let fell = n >= 2 && scores[n - 2] - scores[n - 1] > secondary::MARGIN;
-                    let v = self.secondary_verdict(
-                        depth,
-                        failed_low && fell,
-                        iteration_total,
-                        soft,
-                        options,
-                    );
+                    let v = self.secondary_verdict(depth, fell, iteration_total, soft, options);
                     verdict = Some((v, self.moves[0].mv));
+                    if v.is_surprise() {
+                        surprise_depth = depth as u32 + (v == Verdict::Dropped) as u32;
+                    }
                     if self.worker.stopped {
                         break;
                     }
                 }
-                let target = match verdict.map(|v| v.0) {
-                    Some(Verdict::Holds) => 0.0,
-                    Some(v) if v.is_surprise() => secondary::SURPRISE_TARGET * soft,
-                    _ => soft,
-                }
-                .min(b.hard_ms as f64);
-                if verdict.is_some() {
+                let target = secondary::stop_target(verdict.map(|v| v.0), soft, b.hard_ms);
+                // Without a verdict (or with none reached) a ponderhit keeps the plain rule.
+                if verdict.is_some_and(|v| v.0 != Verdict::Inconclusive) {
                     self.worker.ponderhit_stop_ms = Some(target as u64);
                 }
                 if !self.worker.pondering {
@@ -266,6 +275,7 @@ impl Deepening<'_, '_, '_> {
             depth: completed.max(0) as u32,
             nodes: self.worker.total_nodes(),
             pv,
+            surprise_depth,
         }
     }
 
@@ -320,8 +330,9 @@ impl Deepening<'_, '_, '_> {
         } else if v == Verdict::Dropped {
             self.moves[0].prev_score = found;
         }
+        let so_far = secondary::count(v);
         let text = format!(
-            "secondary depth {depth} move {} score {} verify {}: {}{} at {} ms of {:.0}",
+            "secondary depth {depth} move {} score {} verify {}: {}{} at {} ms of {:.0} ({so_far})",
             root.move_to_uci(best, false),
             to_uci_text(score),
             to_uci_text(found),

@@ -235,6 +235,9 @@ pub struct SearchResult {
     pub nodes: u64,
     /// The line behind `best` (legal from the root; may be just the move).
     pub pv: Vec<Move>,
+    /// The depth at which the secondary search found a surprise (0: none): a helper's
+    /// result replaces this one only when it is deeper than that too.
+    pub surprise_depth: u32,
 }
 
 /// Shared between the searching thread and the protocol thread (and, for the helpers,
@@ -401,6 +404,7 @@ impl Searcher {
                 depth: 0,
                 nodes: 0,
                 pv: Vec::new(),
+                surprise_depth: 0,
             };
         }
         // A limited strength: a node budget, one thread, and a choice among the best lines.

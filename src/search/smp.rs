@@ -322,7 +322,7 @@ pub fn choose(
     if multipv == 1 {
         for h in helpers {
             if h.best.is_some()
-                && h.depth > best.depth
+                && h.depth > best.depth.max(best.surprise_depth)
                 && score_key(h.score) >= score_key(best.score)
             {
                 best = h;
@@ -368,6 +368,7 @@ mod tests {
             depth: 30,
             nodes: 1,
             pv: Vec::new(),
+            surprise_depth: 0,
         };
         *pool.helpers[0].result.lock().unwrap() = Some((1, stale.clone()));
         assert!(pool.finished_results().is_empty());

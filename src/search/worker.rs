@@ -83,7 +83,7 @@ pub struct Worker<'a> {
     /// Limits are polled when `nodes & check_mask == 0`: every 1024 nodes alone; with
     /// helpers every 128 (a clock read costs ~20 ns): on a machine with more threads than
     /// cores, each thread runs in short slices, and must see the deadline within one.
-    check_mask: u64,
+    pub(super) check_mask: u64,
     /// Fault injection for the robustness tests: panic once this many nodes are searched
     /// (environment variable `BRUDNO_FAULT_PANIC_AFTER_NODES`; never set in play).
     pub panic_after_nodes: u64,
@@ -189,12 +189,17 @@ impl<'a> Worker<'a> {
             .ponderhit_at()
             .map_or(now, |at| at.clamp(self.start, now));
         self.publish_deadline();
-        if let Some(b) = self.budget {
-            let stop_ms = self.ponderhit_stop_ms.unwrap_or(b.soft_ms);
-            if self.depth1_done && self.thinking_ms() >= stop_ms {
-                self.stopped = true;
-            }
+        if self.ponderhit_due() {
+            self.stopped = true;
         }
+    }
+
+    /// Whether, at a ponderhit, the time already thought is enough: past the verdict's target
+    /// (`ponderhit_stop_ms`) or else the plain soft limit, once depth 1 is done.
+    pub fn ponderhit_due(&self) -> bool {
+        self.budget.is_some_and(|b| {
+            self.depth1_done && self.thinking_ms() >= self.ponderhit_stop_ms.unwrap_or(b.soft_ms)
+        })
     }
 
     /// Whether the move's clock has passed the hard limit (never while pondering).

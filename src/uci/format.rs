@@ -241,6 +241,7 @@ mod tests {
             depth: 0,
             nodes: 0,
             pv: Vec::new(),
+            surprise_depth: 0,
         };
         assert_eq!(bestmove(&mated, &r, Style::default()), "bestmove (none)");
     }
@@ -256,6 +257,7 @@ mod tests {
             depth: 1,
             nodes: 1,
             pv: vec![castle],
+            surprise_depth: 0,
         };
         assert_eq!(bestmove(&pos, &r, Style::default()), "bestmove e1g1");
         let style = Style {
