@@ -4,7 +4,7 @@
 # mtime, see the note in results/README.md). Run alone: zero clock margin.
 set -u
 cd /work/main
-B=/work/m/brudno-1bfdc88
+B=/work/m/brudno-ed96ac5
 Q=/work/q
 O="-openings file=/work/m/openings/8moves_v3_half.pgn order=random"
 ADJ="-resign movecount=3 score=600 -draw movenumber=40 movecount=8 score=10"

@@ -120,6 +120,7 @@ class _Process:
             raise EngineError("init", f"cannot start {spec.cmd}: {e}")
         _LIVE.add(self.proc)
         self.lines = queue.Queue()
+        self.line_time = time.monotonic()   # when the line readline last returned was read
         self.stderr_tail = collections.deque(maxlen=40)
         threading.Thread(target=self._read_out, daemon=True).start()
         threading.Thread(target=self._read_err, daemon=True).start()
@@ -127,7 +128,9 @@ class _Process:
     def _read_out(self):
         try:
             for line in self.proc.stdout:
-                self.lines.put(line.rstrip("\r\n"))
+                # Stamped as read, so that a move's time is not charged with the game
+                # thread's own delay in taking the line (the GIL, a backlog of info lines).
+                self.lines.put((time.monotonic(), line.rstrip("\r\n")))
         except (OSError, ValueError):
             pass
         self.lines.put(EOF_MARK)
@@ -162,6 +165,7 @@ class _Process:
             if line is EOF_MARK:
                 self.lines.put(EOF_MARK)  # stays at end of output
                 raise self._dead_error("output closed")
+            self.line_time, line = line
             if self.log:
                 self.log(f"{self.spec.name} > {line}")
             return line
@@ -335,6 +339,7 @@ class UciEngine:
         texts = [m.uci() for m in moves]
         if self.ponder_line is not None and self.ponder_line == (start_fen, texts):
             self.ponder_line = None
+            t0 = time.monotonic()   # the clock runs from before the line is written
             self.proc.send("ponderhit")
             self.ponderhits += 1
         else:
@@ -342,8 +347,8 @@ class UciEngine:
                 self.ponder_misses += 1
                 self.end_ponder()
             self.proc.send(_position_cmd(start_fen, texts))
+            t0 = time.monotonic()
             self.proc.send("go " + go_args)
-        t0 = time.monotonic()
         hard = t0 + (allowed + margin if allowed is not None else hang_timeout)
         score = depth = None
         stopped = False
@@ -368,7 +373,7 @@ class UciEngine:
                 if d is not None:
                     depth = d
             elif line.startswith("bestmove"):
-                elapsed = time.monotonic() - t0
+                elapsed = max(0.0, self.proc.line_time - t0)
                 parts = line.split()
                 move = parts[1] if len(parts) > 1 else ""
                 ponder = parts[3] if len(parts) > 3 and parts[2] == "ponder" else None
@@ -544,8 +549,8 @@ class XboardEngine:
             self.proc.send(f"time {max(1, int(my_clock * 100))}")
         if opp_clock is not None:
             self.proc.send(f"otim {max(1, int(opp_clock * 100))}")
-        self.proc.send("go")
         t0 = time.monotonic()
+        self.proc.send("go")
         hard = t0 + (allowed + margin if allowed is not None else hang_timeout)
         score = depth = None
         late = False
@@ -570,7 +575,7 @@ class XboardEngine:
                     score = MATE_CP - 1 if score > 0 else -(MATE_CP - 1)
                 continue
             if s.startswith("move "):
-                elapsed = time.monotonic() - t0
+                elapsed = max(0.0, self.proc.line_time - t0)
                 self.sent += 1
                 return Reply(s[5:].strip(), elapsed, score, depth,
                              late=late or (allowed is not None and elapsed > allowed + margin))

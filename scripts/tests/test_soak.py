@@ -26,6 +26,7 @@ class PlanTest(unittest.TestCase):
             self.assertGreaterEqual(sum(b.games for b in bs), 1000)
             self.assertEqual({b.tc for b in bs}, set(soak.TIME_CONTROLS))
             self.assertEqual({b.ponder for b in bs}, {True, False})
+            self.assertEqual({b.book for b in bs}, {True, False})
             self.assertEqual({b.opponent for b in bs}, set(OPPS))
             self.assertTrue({b.threads for b in bs} <= {1, 2, 3, 4})
             self.assertTrue({b.hash for b in bs} <= set(soak.HASHES))
@@ -98,6 +99,17 @@ class JournalTest(unittest.TestCase):
         self.assertAlmostEqual(state["timing"].worst["1+0.01"][0], 37)
         self.assertEqual(state["timing"].games["1+0.01"], 4)
         self.assertEqual(state["rss"][16], {"first": 1000, "max": 1003, "last": 1003, "n": 8})
+
+    def test_the_most_growth_within_a_process_is_kept(self):
+        state = soak.new_state(6)
+        for growth in (120, 300, -50):
+            rec = self.record(2, 40, 1000)
+            rec["rss"]["16"].update(growth=growth, growth_games=10)
+            soak.merge(state, rec)
+        self.assertEqual(state["rss"][16]["growth"], 300)
+        state = soak.new_state(2)
+        soak.merge(state, self.record(2, 40, 1000))      # one game a process: no growth known
+        self.assertNotIn("growth", state["rss"][16])
 
 
 class TimingTest(unittest.TestCase):
