@@ -204,13 +204,16 @@ impl Deepening<'_, '_, '_> {
                     }
                 }
                 // The secondary search's verdict, taken while pondering too (a ponderhit
-                // then honours it); not once a ponderhit has stopped the search.
+                // then honours it); not once a ponderhit has stopped the search. A fail low
+                // is a surprise for any move; a move that changed in the last iterations is
+                // verified; a settled move that did not fall needs no verdict.
                 if secondary_on
                     && verdict.is_none()
                     && !self.worker.stopped
                     && depth >= secondary::MIN_DEPTH
                     && self.worker.thinking_ms() as f64 >= secondary::KAPPA * soft
                     && secondary::judgeable(self.moves[0].score)
+                    && (fell || stable < secondary::SETTLED)
                 {
                     let iteration_total = self.worker.total_nodes() - iteration_start_total;
                     let v = self.secondary_verdict(depth, fell, iteration_total, soft, options);
@@ -317,7 +320,8 @@ impl Deepening<'_, '_, '_> {
         let (mut v, found) = if failed_low {
             (Verdict::FailedLow, score)
         } else {
-            secondary::verify(self.worker, &root, best, score, depth, iteration_nodes / 2)
+            let cap = (iteration_nodes as f64 * secondary::NODE_CAP) as u64;
+            secondary::verify(self.worker, &root, best, score, depth, cap)
         };
         let placebo = options.secondary_placebo > 0 && v != Verdict::Inconclusive;
         if placebo {
