@@ -265,13 +265,8 @@ mod tests {
         crate::chess::attacks::init();
         td.prepare(&[], &options.evaluation);
         let mut worker = Worker::for_root(tt, td, control, options, 0, shared, false);
-        worker.pondering = true;
         worker.depth1_done = true;
-        worker.budget = Some(crate::search::time::TimeBudget {
-            soft_ms,
-            hard_ms: 600_000,
-            scalable: true,
-        });
+        hit_pending(soft_ms)(&mut worker);
         worker
     }
 
