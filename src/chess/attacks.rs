@@ -5,6 +5,7 @@
 use super::bitboard::Bitboard;
 use super::magics::{BISHOP_MAGICS, ROOK_MAGICS};
 use super::types::{Color, PieceType, Square};
+use crate::util::Rng;
 use std::sync::LazyLock;
 
 const fn leaper_table(deltas: &[(i8, i8)]) -> [Bitboard; 64] {
@@ -311,9 +312,9 @@ pub fn piece(kind: PieceType, sq: Square, occupied: Bitboard) -> Bitboard {
     }
 }
 
-/// Searches for a magic number for a slider on `sq` (how `magics.rs` was made:
+/// Searches for a magic number for a slider on `sq` (how `magics.rs` is made:
 /// `cargo test --release -- --ignored print_magics --nocapture`).
-pub fn find_magic(sq: Square, bishop: bool, seed: &mut u64) -> u64 {
+pub fn find_magic(sq: Square, bishop: bool, rng: &mut Rng) -> u64 {
     let dirs = if bishop { &BISHOP_DIRS } else { &ROOK_DIRS };
     let mask = relevant_mask(sq, dirs);
     let bits = mask.count();
@@ -324,14 +325,9 @@ pub fn find_magic(sq: Square, bishop: bool, seed: &mut u64) -> u64 {
         .collect();
     let mut used = vec![(0u32, Bitboard::EMPTY); 1 << bits];
     let mut epoch = 0u32;
-    let mut rand = || {
-        // xorshift64*
-        *seed ^= *seed >> 12;
-        *seed ^= *seed << 25;
-        *seed ^= *seed >> 27;
-        seed.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    };
+    let mut rand = || rng.next_u64();
     loop {
+        // Sparse candidates (few bits set) are far more often magic.
         let magic = rand() & rand() & rand();
         if (mask.0.wrapping_mul(magic) >> 56).count_ones() < 6 {
             continue;
@@ -356,19 +352,12 @@ pub fn find_magic(sq: Square, bishop: bool, seed: &mut u64) -> u64 {
 mod tests {
     use super::*;
 
-    fn lcg(seed: &mut u64) -> u64 {
-        *seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        *seed
-    }
-
     #[test]
     fn magic_lookups_equal_ray_walking_on_random_occupancies() {
-        let mut seed = 7;
+        let mut rng = Rng::new(7);
         for sq in Square::all() {
             for _ in 0..2000 {
-                let occ = Bitboard(lcg(&mut seed) & lcg(&mut seed));
+                let occ = Bitboard(rng.next_u64() & rng.next_u64());
                 assert_eq!(rook(sq, occ), rook_attacks_slow(sq, occ), "rook {sq}");
                 assert_eq!(bishop(sq, occ), bishop_attacks_slow(sq, occ), "bishop {sq}");
             }
@@ -405,14 +394,14 @@ mod tests {
     #[test]
     #[ignore]
     fn print_magics() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         for bishop in [false, true] {
             println!(
                 "pub const {}_MAGICS: [u64; 64] = [",
                 if bishop { "BISHOP" } else { "ROOK" }
             );
             for sq in Square::all() {
-                println!("    {:#018x},", find_magic(sq, bishop, &mut seed));
+                println!("    {:#018x},", find_magic(sq, bishop, &mut rng));
             }
             println!("];");
         }

@@ -1,5 +1,7 @@
-//! Magic numbers for the slider tables, found by `attacks::find_magic` (see its doc comment);
-//! the test `magic_lookups_equal_ray_walking_on_random_occupancies` checks them.
+//! Magic numbers for the slider tables, found by `attacks::find_magic` (see its doc comment)
+//! when it drew its candidates from a generator of its own; drawn from `util::Rng` now, a rerun
+//! finds other numbers, as good. The test `magic_lookups_equal_ray_walking_on_random_occupancies`
+//! checks these.
 
 pub const ROOK_MAGICS: [u64; 64] = [
     0x1080004008801020,

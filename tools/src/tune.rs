@@ -19,6 +19,7 @@ use brudno::eval::hce::params::*;
 use brudno::eval::hce::terms::{evaluate_traced, MAX_PHASE, SCALE_NORMAL};
 use brudno::eval::hce::trace::Trace;
 use brudno::eval::hce::weights::WEIGHTS;
+use brudno::util::Rng;
 use std::fmt::Write as _;
 use std::io::BufRead;
 use std::time::Instant;
@@ -280,11 +281,10 @@ fn pgn_positions(path: &str, plies: (usize, usize), per_game: usize) -> Result<V
             }
             after_capture = capture;
         }
-        let mut h = games.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        // Which quiet positions of this game: reproducible, different from game to game.
+        let mut pick = Rng::derive(0x7e_5a3d, &[games]);
         for _ in 0..per_game.min(quiet.len()) {
-            h ^= h >> 29;
-            h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            let pos = quiet.swap_remove((h >> 33) as usize % quiet.len());
+            let pos = quiet.swap_remove(pick.below(quiet.len() as u64) as usize);
             out.push(Labelled {
                 pos,
                 result: outcome.white_score(),
