@@ -3,7 +3,8 @@
 # Each job journals its games; a rerun continues where it stopped (same binary: same size and
 # mtime, see results/README.md). Run alone: zero clock margin. Never edit while it runs.
 set -u
-cd /work/main
+# TREE: a worktree of main that stays put while the queue runs (scripts are read per job).
+cd "${TREE:-/work/main}"
 B=/work/m/brudno-470cf52
 Q=/work/q
 O="-openings file=/work/m/openings/8moves_v3_half.pgn order=random"
@@ -15,19 +16,11 @@ job() {  # name, then match arguments
     RUST_LOG=secondary=info ./scripts/match "$@" -journal $Q/$name.jsonl -pgnout $Q/$name.pgn \
         -timemargin 0 -quiet > $Q/$name.log 2>&1 && touch $Q/$name.done
 }
-# Issue 19: the secondary search against the plain time manager, its placebo, a longer control.
+# Issue 19: the secondary search against the plain time manager (its placebo, the check
+# extension and a longer control further down).
 job sec8 -engine cmd=$B name=secondary stderr=$Q/sec8.stderr \
     -engine cmd=$B name=plain option.SecondarySearch=false \
     -each tc=8+0.08 $T1 -games 1000 -concurrency 2 -seed 1901 $O $ADJ
-job placebo8 -engine cmd=$B name=placebo option.SecondaryPlacebo=PLACEBO stderr=$Q/placebo8.stderr \
-    -engine cmd=$B name=plain option.SecondarySearch=false \
-    -each tc=8+0.08 $T1 -games 1000 -concurrency 2 -seed 1901 $O $ADJ
-job checkext8 -engine cmd=$B name=checkext \
-    -engine cmd=$B name=nocheckext option.CheckExtension=false \
-    -each tc=8+0.08 $T1 -games 1000 -concurrency 2 -seed 1902 $O $ADJ
-job sec40 -engine cmd=$B name=secondary stderr=$Q/sec40.stderr \
-    -engine cmd=$B name=plain option.SecondarySearch=false \
-    -each tc=40+0.4 $T1 -games 200 -concurrency 2 -seed 1903 $O $ADJ
 # Issues 19/20: Threads 2 with pondering on both sides (four search threads on two cores).
 job smp-ponder -engine cmd=$B name=secondary stderr=$Q/smp-ponder.stderr ponder=true \
     -engine cmd=$B name=plain option.SecondarySearch=false ponder=true \
@@ -42,6 +35,21 @@ job ts03-t2 -engine cmd=$B name=T2 option.Threads=2 -engine cmd=$B name=T1 optio
     -each tc=0.3+0.05 option.Hash=16 option.OwnBook=false -games 500 -concurrency 1 -seed 2003 $O
 job ts03-c2 -engine cmd=$B name=A -engine cmd=$B name=B \
     -each tc=0.3+0.05 $T1 -games 500 -concurrency 2 -seed 2004 $O
+# Issue 20: each fuzz target an hour, two at a time (one per core); the last lines of each log
+# (runs, cov, corpus) go into fuzz/README.md.
+[ -e $Q/fuzz.done ] || {
+    (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz build -O > $Q/fuzz-build.log 2>&1) &&
+    { ./scripts/fuzz 3600 fen uci_move polyglot > $Q/fuzz-a.log 2>&1 &
+      ./scripts/fuzz 3600 network uci_session > $Q/fuzz-b.log 2>&1; wait; } && touch $Q/fuzz.done; }
+job placebo8 -engine cmd=$B name=placebo option.SecondaryPlacebo=21 stderr=$Q/placebo8.stderr \
+    -engine cmd=$B name=plain option.SecondarySearch=false \
+    -each tc=8+0.08 $T1 -games 1000 -concurrency 2 -seed 1901 $O $ADJ
+job checkext8 -engine cmd=$B name=checkext \
+    -engine cmd=$B name=nocheckext option.CheckExtension=false \
+    -each tc=8+0.08 $T1 -games 1000 -concurrency 2 -seed 1902 $O $ADJ
+job sec40 -engine cmd=$B name=secondary stderr=$Q/sec40.stderr \
+    -engine cmd=$B name=plain option.SecondarySearch=false \
+    -each tc=40+0.4 $T1 -games 200 -concurrency 2 -seed 1903 $O $ADJ
 # Issue 20: the soak, last.
 [ -e $Q/soak.done ] || { ./scripts/soak -engine $B -games 10000 -batch 20 -concurrency 2 -timemargin 0 \
     -seed 2020 -openings /work/m/openings/8moves_v3_half.pgn -journal $Q/soak.jsonl \
