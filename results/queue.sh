@@ -39,8 +39,9 @@ job ts03-c2 -engine cmd=$B name=A -engine cmd=$B name=B \
 # (runs, cov, corpus) go into fuzz/README.md.
 [ -e $Q/fuzz.done ] || {
     (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz build -O > $Q/fuzz-build.log 2>&1) &&
-    { ./scripts/fuzz 3600 fen uci_move polyglot > $Q/fuzz-a.log 2>&1 &
-      ./scripts/fuzz 3600 network uci_session > $Q/fuzz-b.log 2>&1; wait; } && touch $Q/fuzz.done; }
+    { ./scripts/fuzz 3600 fen uci_move polyglot > $Q/fuzz-a.log 2>&1 & a=$!
+      ./scripts/fuzz 3600 network uci_session > $Q/fuzz-b.log 2>&1 && wait $a; } &&
+    touch $Q/fuzz.done; }
 job placebo8 -engine cmd=$B name=placebo option.SecondaryPlacebo=21 stderr=$Q/placebo8.stderr \
     -engine cmd=$B name=plain option.SecondarySearch=false \
     -each tc=8+0.08 $T1 -games 1000 -concurrency 2 -seed 1901 $O $ADJ

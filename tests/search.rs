@@ -828,32 +828,42 @@ fn secondary_search_gives_no_verdict_when_a_depth_limit_comes_with_the_clock() {
 }
 
 /// Searches of the first bench positions with 10 s on the clock (a soft target of about 1/3 s,
-/// depth 6 long before it), each with its debug notes.
-fn clocked_over_positions(options: &SearchOptions) -> Vec<(SearchResult, Vec<String>)> {
+/// depth 6 long before it), each with its debug notes and how long it took (ms).
+fn clocked_over_positions(options: &SearchOptions) -> Vec<(SearchResult, Vec<String>, u64)> {
     brudno::search::bench::POSITIONS[..10]
         .iter()
-        .map(|fen| clocked(&pos(fen), 10_000, options))
+        .map(|fen| {
+            let start = std::time::Instant::now();
+            let (r, notes) = clocked(&pos(fen), 10_000, options);
+            (r, notes, start.elapsed().as_millis() as u64)
+        })
         .collect()
 }
 
-/// The depth and the verdict word of a search's verdict note, if it has one.
-fn the_verdict(notes: &[String]) -> Option<(u32, String)> {
+/// A search's verdict note: the iteration's depth, the verdict word and when it was given.
+struct VerdictNote {
+    depth: u32,
+    word: String,
+    at_ms: u64,
+}
+
+/// The verdict note of a search ("secondary depth D … : WORD at N ms of T …"), if it has one.
+fn the_verdict(notes: &[String]) -> Option<VerdictNote> {
     let note = notes.iter().find(|n| n.starts_with("secondary depth"))?;
     let depth = note.split_whitespace().nth(2).unwrap().parse().unwrap();
-    let word = note
-        .split(": ")
-        .nth(1)
-        .unwrap()
-        .split(" at ")
-        .next()
-        .unwrap();
-    Some((depth, word.to_string()))
+    let (word, when) = note.split(": ").nth(1).unwrap().split_once(" at ").unwrap();
+    let at_ms = when.split_whitespace().next().unwrap().parse().unwrap();
+    Some(VerdictNote {
+        depth,
+        word: word.to_string(),
+        at_ms,
+    })
 }
 
 #[test]
 fn secondary_search_gives_at_most_one_verdict_per_move_under_a_clock_only() {
     let mut verdicts = 0;
-    for (r, notes) in clocked_over_positions(&secondary_on()) {
+    for (r, notes, _) in clocked_over_positions(&secondary_on()) {
         assert!(r.best.is_some());
         let n = notes
             .iter()
@@ -865,7 +875,7 @@ fn secondary_search_gives_at_most_one_verdict_per_move_under_a_clock_only() {
     // A settled move that did not fall gets none; among ten positions some do.
     assert!(verdicts >= 1);
     // Off: the plain time manager, no verdict.
-    for (_, notes) in clocked_over_positions(&secondary_off()) {
+    for (_, notes, _) in clocked_over_positions(&secondary_off()) {
         assert!(notes.is_empty(), "{notes:?}");
     }
 }
@@ -880,21 +890,10 @@ fn after_a_hold_the_move_is_played_and_after_a_surprise_the_search_goes_on() {
     };
     let (mut holds, mut surprises) = (0, 0);
     for options in [always, secondary_on()] {
-        for fen in &brudno::search::bench::POSITIONS[..10] {
-            let start = std::time::Instant::now();
-            let (r, notes) = clocked(&pos(fen), 10_000, &options);
-            let elapsed = start.elapsed().as_millis() as u64;
-            let Some((depth, word)) = the_verdict(&notes) else {
+        for (r, notes, elapsed) in clocked_over_positions(&options) {
+            let Some(VerdictNote { depth, word, at_ms }) = the_verdict(&notes) else {
                 continue;
             };
-            // When the verdict was given ("… at N ms of T …").
-            let at: u64 = notes
-                .iter()
-                .find(|n| n.starts_with("secondary depth"))
-                .and_then(|n| n.split(" at ").nth(1))
-                .and_then(|t| t.split_whitespace().next())
-                .and_then(|t| t.parse().ok())
-                .unwrap();
             if options.secondary_placebo == 100 {
                 assert!(
                     word.ends_with("by the placebo's coin") || word.starts_with("inconclusive"),
@@ -905,7 +904,7 @@ fn after_a_hold_the_move_is_played_and_after_a_surprise_the_search_goes_on() {
                 // Iterations go on past the verdict's: one completes, or on a loaded machine
                 // the next one runs on to the hard limit (it took half again the verdict's time).
                 assert!(
-                    r.depth > depth || elapsed >= at + at / 2,
+                    r.depth > depth || elapsed >= at_ms + at_ms / 2,
                     "depth {} after {elapsed} ms, {notes:?}",
                     r.depth
                 );

@@ -325,10 +325,9 @@ pub fn find_magic(sq: Square, bishop: bool, rng: &mut Rng) -> u64 {
         .collect();
     let mut used = vec![(0u32, Bitboard::EMPTY); 1 << bits];
     let mut epoch = 0u32;
-    let mut rand = || rng.next_u64();
     loop {
         // Sparse candidates (few bits set) are far more often magic.
-        let magic = rand() & rand() & rand();
+        let magic = rng.next_u64() & rng.next_u64() & rng.next_u64();
         if (mask.0.wrapping_mul(magic) >> 56).count_ones() < 6 {
             continue;
         }
