@@ -26,6 +26,10 @@ job smp-ponder -engine cmd=$B name=secondary stderr=$Q/smp-ponder.stderr ponder=
     -engine cmd=$B name=plain option.SecondarySearch=false ponder=true \
     -each tc=2+0.02 option.Hash=16 option.Threads=2 option.OwnBook=false option.Ponder=true \
     -games 200 -concurrency 1 -seed 1904 $O $ADJ
+# Issue 19: the placebo first — it decides whether this form stays, and the soak waits for that.
+job placebo8 -engine cmd=$B name=placebo option.SecondaryPlacebo=21 stderr=$Q/placebo8.stderr \
+    -engine cmd=$B name=plain option.SecondarySearch=false \
+    -each tc=8+0.08 $T1 -games 1000 -concurrency 2 -seed 1901 $O $ADJ
 # Issue 20: zero-margin time safety. Threads 2 against 1 one game at a time; Threads 1 two at a time.
 job ts1-t2 -engine cmd=$B name=T2 option.Threads=2 -engine cmd=$B name=T1 option.Threads=1 \
     -each tc=1+0.01 option.Hash=16 option.OwnBook=false -games 1000 -concurrency 1 -seed 2001 $O
@@ -42,9 +46,6 @@ job ts03-c2 -engine cmd=$B name=A -engine cmd=$B name=B \
     { ./scripts/fuzz 3600 fen uci_move polyglot > $Q/fuzz-a.log 2>&1 & a=$!
       ./scripts/fuzz 3600 network uci_session > $Q/fuzz-b.log 2>&1 && wait $a; } &&
     touch $Q/fuzz.done; }
-job placebo8 -engine cmd=$B name=placebo option.SecondaryPlacebo=21 stderr=$Q/placebo8.stderr \
-    -engine cmd=$B name=plain option.SecondarySearch=false \
-    -each tc=8+0.08 $T1 -games 1000 -concurrency 2 -seed 1901 $O $ADJ
 job checkext8 -engine cmd=$B name=checkext \
     -engine cmd=$B name=nocheckext option.CheckExtension=false \
     -each tc=8+0.08 $T1 -games 1000 -concurrency 2 -seed 1902 $O $ADJ

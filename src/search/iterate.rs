@@ -42,6 +42,9 @@ pub struct Deepening<'s, 'a, 'r> {
     pub multipv: usize,
     /// 0 for the main thread, 1, 2, … for Lazy SMP helpers.
     pub helper_id: usize,
+    /// The line the last search expected, when the game has followed it to this root: the
+    /// secondary search verifies the planned answer early (`secondary.rs`).
+    pub expected: Option<secondary::ExpectedLine>,
 }
 
 impl Deepening<'_, '_, '_> {
@@ -189,7 +192,11 @@ impl Deepening<'_, '_, '_> {
             if let Some(b) = self.worker.budget {
                 let iter_nodes = (self.worker.nodes - iteration_start_nodes).max(1);
                 let best_nodes = best.nodes as f64 / iter_nodes as f64;
-                let soft = self.soft_target(b, stable, &scores, best_nodes);
+                let mut soft = self.soft_target(b, stable, &scores, best_nodes);
+                if secondary_on {
+                    // The time early holds on the expected line save, for the other moves.
+                    soft = (soft * secondary::TARGET_RAISE).min(b.hard_ms as f64);
+                }
                 // A fail low counts when the score fell by more than the margin since the
                 // iteration before (narrow windows fail low on a few centipawns).
                 let n = scores.len();
@@ -206,17 +213,35 @@ impl Deepening<'_, '_, '_> {
                 // The secondary search's verdict, taken while pondering too (a ponderhit
                 // then honours it); not once a ponderhit has stopped the search. A fail low
                 // is a surprise for any move; a move that changed in the last iterations is
-                // verified; a settled move that did not fall needs no verdict.
+                // verified; a settled move that did not fall needs no verdict — unless it is
+                // the answer the last search planned for this position, which is verified
+                // early, settled or not.
+                let planned = self.expected.is_some_and(|e| {
+                    e.answer == self.moves[0].mv
+                        && self.moves[0].score >= e.score - secondary::MARGIN
+                });
+                let kappa = if planned {
+                    secondary::EXPECTED_KAPPA
+                } else {
+                    secondary::KAPPA
+                };
                 if secondary_on
                     && verdict.is_none()
                     && !self.worker.stopped
                     && depth >= secondary::MIN_DEPTH
-                    && self.worker.thinking_ms() as f64 >= secondary::KAPPA * soft
+                    && self.worker.thinking_ms() as f64 >= kappa * soft
                     && secondary::judgeable(self.moves[0].score)
-                    && (fell || stable < secondary::SETTLED)
+                    && (fell || stable < secondary::SETTLED || planned)
                 {
                     let iteration_total = self.worker.total_nodes() - iteration_start_total;
-                    let v = self.secondary_verdict(depth, fell, iteration_total, soft, options);
+                    let v = self.secondary_verdict(
+                        depth,
+                        fell,
+                        iteration_total,
+                        soft,
+                        planned,
+                        options,
+                    );
                     verdict = Some((v, self.moves[0].mv));
                     if v.is_surprise() {
                         surprise_depth = depth as u32 + (v == Verdict::Dropped) as u32;
@@ -313,6 +338,7 @@ impl Deepening<'_, '_, '_> {
         failed_low: bool,
         iteration_nodes: u64,
         soft: f64,
+        planned: bool,
         options: &SearchOptions,
     ) -> Verdict {
         let root = self.root;
@@ -336,7 +362,7 @@ impl Deepening<'_, '_, '_> {
         }
         let so_far = secondary::count(v);
         let text = format!(
-            "secondary depth {depth} move {} score {} verify {}: {}{} at {} ms of {:.0} ({so_far})",
+            "secondary depth {depth} move {} score {} verify {}: {}{} at {} ms of {:.0}{} ({so_far})",
             root.move_to_uci(best, false),
             to_uci_text(score),
             to_uci_text(found),
@@ -348,6 +374,11 @@ impl Deepening<'_, '_, '_> {
             },
             self.worker.thinking_ms(),
             soft,
+            if planned {
+                ", the planned answer on the expected line"
+            } else {
+                ""
+            },
         );
         log::info!(target: "secondary", "{text}");
         (self.report)(SearchEvent::Debug(text));

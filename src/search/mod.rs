@@ -327,6 +327,9 @@ pub struct Searcher {
     tt: Arc<TranspositionTable>,
     main: Box<ThreadData>,
     pool: smp::Pool,
+    /// The line the last search expected (the secondary search checks the next move
+    /// against it when the game follows it).
+    expected: Option<secondary::ExpectedLine>,
 }
 
 impl Searcher {
@@ -335,6 +338,7 @@ impl Searcher {
             tt: Arc::new(TranspositionTable::new(hash_mb)),
             main: ThreadData::new(),
             pool: smp::Pool::default(),
+            expected: None,
         }
     }
 
@@ -371,6 +375,7 @@ impl Searcher {
         self.tt_mut().clear();
         self.main.clear();
         self.pool.clear();
+        self.expected = None;
     }
 
     /// Searches `root`. `history` holds the keys of the game's earlier positions, oldest
@@ -475,12 +480,15 @@ impl Searcher {
             report: &mut *report,
             multipv,
             helper_id: 0,
+            expected: self.expected.take().filter(|e| e.key == root.key()),
         }
         .run(limits, options);
         // The helpers stop now; whoever is still unwinding is not waited for.
         helpers.stop();
         let results = self.pool.finished_results();
-        smp::choose(main, results, multipv, &worker, report)
+        let result = smp::choose(main, results, multipv, &worker, report);
+        self.expected = secondary::ExpectedLine::of(root, &result.pv, result.score);
+        result
     }
 }
 

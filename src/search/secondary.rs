@@ -20,6 +20,14 @@
 //! next aspiration window) until `SURPRISE_TARGET` times the soft target, never past the hard
 //! limit. A placebo (`SecondaryPlacebo`) runs the same verification and then lets a coin
 //! decide, so that games can tell the method from a mere shift of time.
+//!
+//! Along the expected line into the next move: each search leaves its line behind (our move,
+//! the predicted reply, the planned answer). When the opponent plays the predicted reply, the
+//! next search starts where the last one looked ahead; if the planned answer is its best move
+//! once the thinking time reaches `EXPECTED_KAPPA` of the target, still within `MARGIN` of
+//! the score expected for it, it is verified then, settled or not — a hold plays it early,
+//! a surprise thinks on. Every move's target is raised by `TARGET_RAISE`, so that the time
+//! those early moves save goes to the others.
 
 use super::score::*;
 use super::worker::Worker;
@@ -42,6 +50,42 @@ pub const SURPRISE_TARGET: f64 = 2.5;
 pub const SETTLED: u32 = 2;
 /// The verification's node cap, as a fraction of the last iteration's nodes.
 pub const NODE_CAP: f64 = 0.25;
+/// On the expected line, the verdict is taken once the thinking time reaches this fraction
+/// of the target.
+pub const EXPECTED_KAPPA: f64 = 0.4;
+/// Every move's target is raised by this factor while the secondary search is on: the time
+/// that early holds on the expected line save is spent on the other moves.
+pub const TARGET_RAISE: f64 = 1.15;
+
+/// The line a search expected, as the next search needs it: the key of the position after
+/// our move and the predicted reply, the answer planned there and the score expected for it
+/// (the side to move is ours again, so the score is from the same side).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExpectedLine {
+    pub key: u64,
+    pub answer: Move,
+    pub score: i32,
+}
+
+impl ExpectedLine {
+    /// The line a search's result expects, when its PV reaches our next move and its score is
+    /// one the verification can judge.
+    pub fn of(root: &Position, pv: &[Move], score: Option<super::Score>) -> Option<ExpectedLine> {
+        let (Some(super::Score::Cp(cp)), [ours, reply, answer, ..]) = (score, pv) else {
+            return None;
+        };
+        let line = super::iterate::verified(root, &[*ours, *reply, *answer]);
+        if line.len() < 3 {
+            return None;
+        }
+        let next = root.after(*ours).after(*reply);
+        Some(ExpectedLine {
+            key: next.key(),
+            answer: *answer,
+            score: cp,
+        })
+    }
+}
 
 /// What the secondary search concluded about the chosen move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,6 +242,7 @@ mod tests {
             report: &mut |_| {},
             multipv: 1,
             helper_id: 0,
+            expected: None,
         };
         deepening.run(&limits, &options);
         let (best, score) = (deepening.moves[0].mv, deepening.moves[0].prev_score);
@@ -320,6 +365,30 @@ mod tests {
         let mut worker = hit_worker(&tt, &mut td, &control, &options, &shared, 0);
         worker.on_ponderhit();
         assert!(worker.stopped);
+    }
+
+    #[test]
+    fn the_expected_line_is_the_position_after_the_predicted_reply() {
+        crate::chess::attacks::init();
+        let root = Position::startpos();
+        let line: Vec<Move> = ["e2e4", "e7e5", "g1f3", "b8c6"]
+            .iter()
+            .scan(root, |pos, t| {
+                let m = pos.parse_uci_move(t).unwrap();
+                pos.play(m);
+                Some(m)
+            })
+            .collect();
+        let cp = |v| Some(crate::search::Score::Cp(v));
+        let e = ExpectedLine::of(&root, &line, cp(35)).unwrap();
+        let next = root.after(line[0]).after(line[1]);
+        assert_eq!((e.key, e.answer, e.score), (next.key(), line[2], 35));
+        // Too short a line, a mate score or an illegal answer: nothing expected.
+        assert_eq!(ExpectedLine::of(&root, &line[..2], cp(35)), None);
+        let mate = Some(crate::search::Score::Mate(3));
+        assert_eq!(ExpectedLine::of(&root, &line, mate), None);
+        let wrong = [line[0], line[1], line[3]];
+        assert_eq!(ExpectedLine::of(&root, &wrong, cp(35)), None);
     }
 
     #[test]

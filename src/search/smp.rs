@@ -289,6 +289,7 @@ fn run_helper(job: &HelperJob, td: &mut ThreadData, id: usize) -> SearchResult {
         report: &mut silent,
         multipv: 1,
         helper_id: id,
+        expected: None,
     };
     let result = deepening.run(&limits, &options);
     // Stop the others too: a helper that stopped by the deadline saw the time run out.
