@@ -26,6 +26,11 @@ job smp-ponder -engine cmd=$B name=secondary stderr=$Q/smp-ponder.stderr ponder=
     -engine cmd=$B name=plain option.SecondarySearch=false ponder=true \
     -each tc=2+0.02 option.Hash=16 option.Threads=2 option.OwnBook=false option.Ponder=true \
     -games 200 -concurrency 1 -seed 1904 $O $ADJ
+# Issue 19: the secondary search along the expected line into the next move (commit 7f7eb42).
+E=/work/m/brudno-7f7eb42
+job exp8 -engine cmd=$E name=expected stderr=$Q/exp8.stderr \
+    -engine cmd=$E name=plain option.SecondarySearch=false \
+    -each tc=8+0.08 $T1 -games 1000 -concurrency 2 -seed 1901 $O $ADJ
 # Issue 19: the placebo first — it decides whether this form stays, and the soak waits for that.
 job placebo8 -engine cmd=$B name=placebo option.SecondaryPlacebo=21 stderr=$Q/placebo8.stderr \
     -engine cmd=$B name=plain option.SecondarySearch=false \

@@ -733,13 +733,23 @@ fn every_switch_changes_the_search_and_stays_deterministic() {
 
 /// A search under a game clock, collecting the search's debug notes.
 fn clocked(p: &Position, ms: i64, options: &SearchOptions) -> (SearchResult, Vec<String>) {
+    clocked_by(&mut Searcher::new(16), p, ms, options)
+}
+
+/// The same with a given searcher (which remembers the line its last search expected).
+fn clocked_by(
+    searcher: &mut Searcher,
+    p: &Position,
+    ms: i64,
+    options: &SearchOptions,
+) -> (SearchResult, Vec<String>) {
     let limits = Limits {
         wtime: Some(ms),
         btime: Some(ms),
         ..Default::default()
     };
     let mut notes = Vec::new();
-    let r = Searcher::new(16).search(p, &[], &limits, options, &SearchControl::new(), &mut |e| {
+    let r = searcher.search(p, &[], &limits, options, &SearchControl::new(), &mut |e| {
         if let SearchEvent::Debug(n) = e {
             notes.push(n);
         }
@@ -920,6 +930,76 @@ fn after_a_hold_the_move_is_played_and_after_a_surprise_the_search_goes_on() {
     assert!(
         holds >= 1 && surprises >= 1,
         "{holds} holds, {surprises} surprises"
+    );
+}
+
+/// The target a verdict note names ("… at N ms of T …").
+fn verdict_target(notes: &[String]) -> f64 {
+    let note = notes
+        .iter()
+        .find(|n| n.starts_with("secondary depth"))
+        .unwrap();
+    let after = note.split(" ms of ").nth(1).unwrap();
+    let digits: String = after.chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse().unwrap()
+}
+
+#[test]
+fn on_the_expected_line_the_planned_answer_is_verified_early_and_played_when_it_holds() {
+    // Each of ten positions is searched under a clock; then the game follows the line the
+    // search expected (our move, the predicted reply) and the next search — same searcher —
+    // checks the planned answer early.
+    let (mut planned, mut early, mut held) = (0, 0, 0);
+    for fen in &brudno::search::bench::POSITIONS[..10] {
+        let mut searcher = Searcher::new(16);
+        let root = pos(fen);
+        let (first, _) = clocked_by(&mut searcher, &root, 10_000, &secondary_on());
+        let [ours, reply, answer, ..] = first.pv[..] else {
+            continue;
+        };
+        let next = root.after(ours).after(reply);
+        let (r, notes) = clocked_by(&mut searcher, &next, 10_000, &secondary_on());
+        let Some(v) = the_verdict(&notes) else {
+            continue;
+        };
+        if !notes[0].contains("the planned answer on the expected line") {
+            continue;
+        }
+        planned += 1;
+        // Early: at 40% of the target, not at the target (the note says when, and of what;
+        // on a loaded machine one iteration may cross both, so not every time).
+        early += ((v.at_ms as f64) < verdict_target(&notes)) as u32;
+        if v.word == "holds" {
+            // Played at once: the planned answer, with no further iteration.
+            assert_eq!((r.best, r.depth), (Some(answer), v.depth), "{notes:?}");
+            held += 1;
+        }
+    }
+    assert!(
+        planned >= 3 && early >= 1 && held >= 1,
+        "{planned} planned, {early} early, {held} held"
+    );
+
+    // A reply the search did not predict: no early verdict for the planned answer.
+    let mut searcher = Searcher::new(16);
+    let root = Position::startpos();
+    let (first, _) = clocked_by(&mut searcher, &root, 10_000, &secondary_on());
+    let after_ours = root.after(first.best.unwrap());
+    let other = after_ours
+        .legal_moves()
+        .iter()
+        .copied()
+        .find(|&m| Some(m) != first.pv.get(1).copied())
+        .unwrap();
+    let (_, notes) = clocked_by(
+        &mut searcher,
+        &after_ours.after(other),
+        10_000,
+        &secondary_on(),
+    );
+    assert!(
+        notes.iter().all(|n| !n.contains("expected line")),
+        "{notes:?}"
     );
 }
 
