@@ -216,10 +216,16 @@ impl Deepening<'_, '_, '_> {
                 // verified; a settled move that did not fall needs no verdict — unless it is
                 // the answer the last search planned for this position, which is verified
                 // early, settled or not.
-                let planned = self.expected.is_some_and(|e| {
-                    e.answer == self.moves[0].mv
-                        && self.moves[0].score >= e.score - secondary::MARGIN
-                });
+                let planned = if options.secondary_placebo > 0 {
+                    // The placebo picks as many moves to check early, by a coin blind to
+                    // the expected line.
+                    secondary::coin(&root, 0, secondary::PLACEBO_PLANNED)
+                } else {
+                    self.expected.is_some_and(|e| {
+                        e.answer == self.moves[0].mv
+                            && self.moves[0].score >= e.score - secondary::MARGIN
+                    })
+                };
                 let kappa = if planned {
                     secondary::EXPECTED_KAPPA
                 } else {
