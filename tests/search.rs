@@ -946,14 +946,19 @@ fn verdict_target(notes: &[String]) -> f64 {
 
 #[test]
 fn on_the_expected_line_the_planned_answer_is_verified_early_and_played_when_it_holds() {
-    // Each of ten positions is searched under a clock; then the game follows the line the
-    // search expected (our move, the predicted reply) and the next search — same searcher —
-    // checks the planned answer early.
+    // Each of ten positions is searched to depth 10 (the same line every run); then the game
+    // follows the line the search expected (our move, the predicted reply) and the next
+    // search — same searcher, under a clock — checks the planned answer early.
     let (mut planned, mut early, mut held) = (0, 0, 0);
     for fen in &brudno::search::bench::POSITIONS[..10] {
         let mut searcher = Searcher::new(16);
         let root = pos(fen);
-        let (first, _) = clocked_by(&mut searcher, &root, 10_000, &secondary_on());
+        let limits = Limits {
+            depth: Some(10),
+            ..Default::default()
+        };
+        let control = SearchControl::new();
+        let first = searcher.search(&root, &[], &limits, &secondary_on(), &control, &mut |_| {});
         let [ours, reply, answer, ..] = first.pv[..] else {
             continue;
         };
@@ -962,7 +967,11 @@ fn on_the_expected_line_the_planned_answer_is_verified_early_and_played_when_it_
         let Some(v) = the_verdict(&notes) else {
             continue;
         };
-        if !notes[0].contains("the planned answer on the expected line") {
+        let note = notes.iter().find(|n| n.starts_with("secondary depth"));
+        if !note
+            .unwrap()
+            .contains("the planned answer on the expected line")
+        {
             continue;
         }
         planned += 1;

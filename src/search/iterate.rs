@@ -355,7 +355,8 @@ impl Deepening<'_, '_, '_> {
             let cap = (iteration_nodes as f64 * secondary::NODE_CAP) as u64;
             secondary::verify(self.worker, &root, best, score, depth, cap)
         };
-        let placebo = options.secondary_placebo > 0 && v != Verdict::Inconclusive;
+        let placebo_on = options.secondary_placebo > 0;
+        let placebo = placebo_on && v != Verdict::Inconclusive;
         if placebo {
             let nodes = self.worker.total_nodes();
             v = if secondary::coin(&root, nodes, options.secondary_placebo) {
@@ -380,10 +381,10 @@ impl Deepening<'_, '_, '_> {
             },
             self.worker.thinking_ms(),
             soft,
-            if planned {
-                ", the planned answer on the expected line"
-            } else {
-                ""
+            match (planned, placebo_on) {
+                (true, false) => ", the planned answer on the expected line",
+                (true, true) => ", checked early by the placebo's coin",
+                _ => "",
             },
         );
         log::info!(target: "secondary", "{text}");

@@ -5,8 +5,9 @@
 //!
 //! It runs only under a game clock (never for `go depth`, `go nodes`, `movetime`, `infinite`,
 //! `bench`, MultiPV or a limited strength), on the main thread, at most once per move, when an
-//! iteration of depth ≥ `MIN_DEPTH` ends past the time manager's (scaled) soft target — where
-//! the plain time manager would stop, its move chosen. The verdict:
+//! iteration of depth ≥ `MIN_DEPTH` ends past the time manager's (scaled) soft target times
+//! `TARGET_RAISE` — a little after the plain time manager would stop, its move chosen. The
+//! verdict:
 //! - a fail low of the best line in that last iteration, with a score more than `MARGIN`
 //!   below the iteration before's, is a surprise already, at no cost;
 //! - otherwise a move that changed in the last `SETTLED` iterations is searched one ply deeper
@@ -28,7 +29,9 @@
 //! once the thinking time reaches `EXPECTED_KAPPA` of the target, still within `MARGIN` of
 //! the score expected for it, it is verified then, settled or not — a hold plays it early,
 //! a surprise thinks on. Every move's target is raised by `TARGET_RAISE`, so that the time
-//! those early moves save goes to the others.
+//! those early moves save goes to the others (not the ponderhit's check, which keeps the
+//! plain soft limit when no verdict was given). An early check cut by the node cap is this
+//! move's verdict: no second one comes at the target.
 
 use super::score::*;
 use super::worker::Worker;
