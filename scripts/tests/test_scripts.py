@@ -75,6 +75,25 @@ class MatchScriptTest(unittest.TestCase):
             self.assertNotEqual(r.returncode, 0)
             self.assertIn("written for another plan", r.stdout + r.stderr)
 
+    def test_a_stopped_match_does_not_exit_as_finished(self):
+        # A queue marks a job done on exit status 0: a match stopped by SIGTERM (a session's
+        # end) finishes its game in progress, prints its summary and exits 130.
+        import signal
+        import time
+        p = subprocess.Popen([sys.executable, os.path.join(SCRIPTS, "match"),
+                              "-engine", f"cmd={sys.executable} {FAKE} good", "name=one",
+                              "-engine", f"cmd={sys.executable} {FAKE} good", "name=two",
+                              "-tc", "st=0.05", "-games", "200", "-maxmoves", "20", "-runner", "python"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first = p.stdout.readline()                 # the match's head line: it has started
+        self.assertIn("one vs two: 200 games", first)
+        time.sleep(1.0)
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 130, out + err)
+        self.assertIn("interrupted: finishing games in progress", out)
+        self.assertIn("Score of one vs two:", out)
+
     def test_bad_command_line(self):
         r = run([os.path.join(SCRIPTS, "match"), "only-one-engine", "-tc", "1+0"])
         self.assertNotEqual(r.returncode, 0)
