@@ -850,11 +850,14 @@ fn clocked_over_positions(options: &SearchOptions) -> Vec<(SearchResult, Vec<Str
         .collect()
 }
 
-/// A search's verdict note: the iteration's depth, the verdict word and when it was given.
+/// A search's verdict note: the iteration's depth, the verdict word, when it was given, the
+/// target it names and whether it was on the expected line's planned answer.
 struct VerdictNote {
     depth: u32,
     word: String,
     at_ms: u64,
+    target_ms: u64,
+    planned: bool,
 }
 
 /// The verdict note of a search ("secondary depth D … : WORD at N ms of T …"), if it has one.
@@ -863,10 +866,14 @@ fn the_verdict(notes: &[String]) -> Option<VerdictNote> {
     let depth = note.split_whitespace().nth(2).unwrap().parse().unwrap();
     let (word, when) = note.split(": ").nth(1).unwrap().split_once(" at ").unwrap();
     let at_ms = when.split_whitespace().next().unwrap().parse().unwrap();
+    let target = note.split(" ms of ").nth(1).unwrap();
+    let digits: String = target.chars().take_while(|c| c.is_ascii_digit()).collect();
     Some(VerdictNote {
         depth,
         word: word.to_string(),
         at_ms,
+        target_ms: digits.parse().unwrap(),
+        planned: note.contains("the planned answer on the expected line"),
     })
 }
 
@@ -901,7 +908,10 @@ fn after_a_hold_the_move_is_played_and_after_a_surprise_the_search_goes_on() {
     let (mut holds, mut surprises) = (0, 0);
     for options in [always, secondary_on()] {
         for (r, notes, elapsed) in clocked_over_positions(&options) {
-            let Some(VerdictNote { depth, word, at_ms }) = the_verdict(&notes) else {
+            let Some(VerdictNote {
+                depth, word, at_ms, ..
+            }) = the_verdict(&notes)
+            else {
                 continue;
             };
             if options.secondary_placebo == 100 {
@@ -933,17 +943,6 @@ fn after_a_hold_the_move_is_played_and_after_a_surprise_the_search_goes_on() {
     );
 }
 
-/// The target a verdict note names ("… at N ms of T …").
-fn verdict_target(notes: &[String]) -> f64 {
-    let note = notes
-        .iter()
-        .find(|n| n.starts_with("secondary depth"))
-        .unwrap();
-    let after = note.split(" ms of ").nth(1).unwrap();
-    let digits: String = after.chars().take_while(|c| c.is_ascii_digit()).collect();
-    digits.parse().unwrap()
-}
-
 #[test]
 fn on_the_expected_line_the_planned_answer_is_verified_early_and_played_when_it_holds() {
     // Each of ten positions is searched to depth 10 (the same line every run); then the game
@@ -964,20 +963,13 @@ fn on_the_expected_line_the_planned_answer_is_verified_early_and_played_when_it_
         };
         let next = root.after(ours).after(reply);
         let (r, notes) = clocked_by(&mut searcher, &next, 10_000, &secondary_on());
-        let Some(v) = the_verdict(&notes) else {
+        let Some(v) = the_verdict(&notes).filter(|v| v.planned) else {
             continue;
         };
-        let note = notes.iter().find(|n| n.starts_with("secondary depth"));
-        if !note
-            .unwrap()
-            .contains("the planned answer on the expected line")
-        {
-            continue;
-        }
         planned += 1;
         // Early: at 40% of the target, not at the target (the note says when, and of what;
         // on a loaded machine one iteration may cross both, so not every time).
-        early += ((v.at_ms as f64) < verdict_target(&notes)) as u32;
+        early += (v.at_ms < v.target_ms) as u32;
         if v.word == "holds" {
             // Played at once: the planned answer, with no further iteration.
             assert_eq!((r.best, r.depth), (Some(answer), v.depth), "{notes:?}");

@@ -1,8 +1,10 @@
 """scripts/match and scripts/suite end to end, with the scripted engine."""
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -78,8 +80,6 @@ class MatchScriptTest(unittest.TestCase):
     def test_a_stopped_match_does_not_exit_as_finished(self):
         # A queue marks a job done on exit status 0: a match stopped by SIGTERM (a session's
         # end) finishes its game in progress, prints its summary and exits 130.
-        import signal
-        import time
         p = subprocess.Popen([sys.executable, os.path.join(SCRIPTS, "match"),
                               "-engine", f"cmd={sys.executable} {FAKE} good", "name=one",
                               "-engine", f"cmd={sys.executable} {FAKE} good", "name=two",
