@@ -40,7 +40,7 @@ class SecondaryJudgeTest(unittest.TestCase):
                 f.write(f"[x INFO secondary] secondary changed e2e4 to g1f3 in {fen}\n")  # mate
                 f.write("[x INFO secondary] secondary depth 7 move e2e4 ...: holds\n")
             r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "secondary-judge"), log,
-                                "--engine", engine, "--movetime", "10"],
+                                "--engine", engine, "--movetime", "10", "--jobs", "2"],
                                capture_output=True, text=True, timeout=60)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("3 changed moves judged at 10 ms each: changed move better 2, worse 1, "
