@@ -49,9 +49,9 @@ job exp8 -engine cmd=$E name=expected stderr=$Q/exp8.stderr \
     -engine cmd=$E name=plain option.SecondarySearch=false \
     -each tc=8+0.08 $T1 -games 1000 -concurrency 2 -seed 1901 $O $ADJ
 # Issue 19: were the moves the secondary search changed better? Each judged by a search of
-# 3 s per move (some 15 times the game's), both cores.
+# 3,000,000 nodes (some 15 times the game's), both cores.
 [ -e $Q/judge-exp8.done ] || { ./scripts/secondary-judge $Q/exp8.stderr --engine $E \
-    --movetime 3000 --jobs 2 > $Q/judge-exp8.txt 2>&1 && touch $Q/judge-exp8.done; }
+    --nodes 3000000 --jobs 2 > $Q/judge-exp8.txt 2>&1 && touch $Q/judge-exp8.done; }
 # Issues 19/20: Threads 2 with pondering on both sides, the shipped form.
 job smp-ponder-s -engine cmd=$S name=secondary stderr=$Q/smp-ponder-s.stderr ponder=true \
     -engine cmd=$S name=plain option.SecondarySearch=false ponder=true \

@@ -74,6 +74,36 @@ fn multipv_with_searchmoves_shows_only_those_moves() {
     assert!(["a2a3", "h2h4", "b1a3"].contains(&best.as_str()), "{best}");
 }
 
+/// The deepest complete iteration an `info depth` line reports.
+fn deepest(lines: &[String]) -> u32 {
+    lines
+        .iter()
+        .filter(|l| l.starts_with("info depth") && l.contains(" pv "))
+        .filter_map(|l| l.split_whitespace().nth(2)?.parse().ok())
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn one_searched_move_is_searched_for_the_whole_movetime_but_played_at_once_on_a_clock() {
+    // `go movetime T searchmoves M` is how an analysis tool asks for the score of one move
+    // (scripts/secondary-judge does): it must get a real search, not a single iteration.
+    let mut gui = Gui::start();
+    gui.send("setoption name OwnBook value false");
+    gui.send("position startpos");
+    gui.send("go movetime 400 searchmoves e2e4");
+    let lines = gui.until("bestmove");
+    assert_eq!(bestmove_of(&lines), "e2e4");
+    assert!(deepest(&lines) >= 6, "{lines:#?}");
+    // Under a clock a forced move is still played after one iteration.
+    gui.send("ucinewgame");
+    gui.send("position startpos");
+    gui.send("go wtime 60000 btime 60000 searchmoves e2e4");
+    let lines = gui.until("bestmove");
+    assert_eq!(bestmove_of(&lines), "e2e4");
+    assert_eq!(deepest(&lines), 1, "{lines:#?}");
+}
+
 #[test]
 fn wdl_is_shown_only_when_enabled_and_follows_the_score() {
     let mut gui = Gui::start();

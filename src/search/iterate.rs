@@ -317,13 +317,14 @@ impl Deepening<'_, '_, '_> {
     /// counts: the soft limits are on thinking time, the hard one on the clock): the soft
     /// limit scaled by how settled the search is, at most the hard limit.
     fn soft_target(&self, b: TimeBudget, stable: u32, scores: &[i32], best_nodes: f64) -> f64 {
-        if self.moves.len() == 1 {
-            // A forced move: one iteration to have a score and a ponder move is enough.
-            return 0.0;
-        }
         if !b.scalable {
-            // A fixed time per move: all of it for iterations.
+            // A fixed time per move: all of it for iterations, one root move or many
+            // (`go movetime T searchmoves M` is how a tool asks for the score of one move).
             return b.soft_ms as f64;
+        }
+        if self.moves.len() == 1 {
+            // A forced move under a clock: one iteration for a score and a ponder move.
+            return 0.0;
         }
         let n = scores.len();
         // The score drop against the average of the two iterations before.
