@@ -74,14 +74,9 @@ fn multipv_with_searchmoves_shows_only_those_moves() {
     assert!(["a2a3", "h2h4", "b1a3"].contains(&best.as_str()), "{best}");
 }
 
-/// The deepest complete iteration an `info depth` line reports.
+/// The deepest complete iteration the `info` lines report.
 fn deepest(lines: &[String]) -> u32 {
-    lines
-        .iter()
-        .filter(|l| l.starts_with("info depth") && l.contains(" pv "))
-        .filter_map(|l| l.split_whitespace().nth(2)?.parse().ok())
-        .max()
-        .unwrap_or(0)
+    lines_by_depth(lines).iter().map(|l| l.0).max().unwrap_or(0)
 }
 
 #[test]

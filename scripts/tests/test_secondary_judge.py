@@ -16,8 +16,7 @@ scores = {"e2e4": "cp 30", "d2d4": "cp 80", "g1f3": "mate 2"}
 for line in sys.stdin:
     w = line.split()
     if w and w[0] == "go":
-        if os.environ.get("TOLD"):  # the go commands, for the test to read
-            open(os.environ["TOLD"], "a").write(line)
+        open(os.environ["TOLD"], "a").write(line)  # the go commands, for the test to read
         move = w[w.index("searchmoves") + 1]
         print("info depth 1 score cp 999 lowerbound", flush=True)
         print(f"info depth 2 score {scores.get(move, 'cp -50')} pv {move}", flush=True)
@@ -27,23 +26,37 @@ for line in sys.stdin:
 '''
 
 
+FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+
+
+def run_judge(log_lines, *args):
+    """Runs secondary-judge on a log of `log_lines` with the scripted engine; returns the
+    finished process and the `go` commands the engine was told."""
+    with tempfile.TemporaryDirectory() as d:
+        engine = os.path.join(d, "engine")
+        with open(engine, "w") as f:
+            f.write(f"#!{sys.executable}\n{ENGINE}")
+        os.chmod(engine, 0o755)
+        log = os.path.join(d, "secondary.log")
+        with open(log, "w") as f:
+            f.writelines(line + "\n" for line in log_lines)
+        told = os.path.join(d, "told")
+        r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "secondary-judge"), log,
+                            "--engine", engine, *args],
+                           capture_output=True, text=True, timeout=60,
+                           env={**os.environ, "TOLD": told})
+        with open(told) as f:
+            return r, f.read().splitlines()
+
+
 class SecondaryJudgeTest(unittest.TestCase):
     def test_tally_of_better_worse_and_equal_changes(self):
-        fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-        with tempfile.TemporaryDirectory() as d:
-            engine = os.path.join(d, "engine")
-            with open(engine, "w") as f:
-                f.write(f"#!{sys.executable}\n{ENGINE}")
-            os.chmod(engine, 0o755)
-            log = os.path.join(d, "secondary.log")
-            with open(log, "w") as f:
-                f.write(f"[x INFO secondary] secondary changed e2e4 to d2d4 in {fen}\n")  # better
-                f.write(f"[x INFO secondary] secondary changed d2d4 to e2e4 in {fen}\n")  # worse
-                f.write(f"[x INFO secondary] secondary changed e2e4 to g1f3 in {fen}\n")  # mate
-                f.write("[x INFO secondary] secondary depth 7 move e2e4 ...: holds\n")
-            r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "secondary-judge"), log,
-                                "--engine", engine, "--movetime", "10", "--jobs", "2"],
-                               capture_output=True, text=True, timeout=60)
+        r, _ = run_judge([
+            f"[x INFO secondary] secondary changed e2e4 to d2d4 in {FEN}",  # better
+            f"[x INFO secondary] secondary changed d2d4 to e2e4 in {FEN}",  # worse
+            f"[x INFO secondary] secondary changed e2e4 to g1f3 in {FEN}",  # mate
+            "[x INFO secondary] secondary depth 7 move e2e4 ...: holds",
+        ], "--movetime", "10", "--jobs", "2")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("3 changed moves judged at 10 ms each: changed move better 2, worse 1, "
                       "within 10 cp 0", r.stdout)
@@ -51,22 +64,8 @@ class SecondaryJudgeTest(unittest.TestCase):
         self.assertIn("depth of the judging searches: median 2, least 2", r.stdout)
 
     def test_a_node_limit_is_what_the_engine_is_told(self):
-        fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-        with tempfile.TemporaryDirectory() as d:
-            engine = os.path.join(d, "engine")
-            with open(engine, "w") as f:
-                f.write(f"#!{sys.executable}\n{ENGINE}")
-            os.chmod(engine, 0o755)
-            log = os.path.join(d, "secondary.log")
-            with open(log, "w") as f:
-                f.write(f"[x INFO secondary] secondary changed e2e4 to d2d4 in {fen}\n")
-            told = os.path.join(d, "told")
-            r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "secondary-judge"), log,
-                                "--engine", engine, "--nodes", "5000"],
-                               capture_output=True, text=True, timeout=60,
-                               env={**os.environ, "TOLD": told})
-            with open(told) as f:
-                gos = f.read().splitlines()
+        r, gos = run_judge([f"[x INFO secondary] secondary changed e2e4 to d2d4 in {FEN}"],
+                           "--nodes", "5000")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(gos, ["go nodes 5000 searchmoves e2e4", "go nodes 5000 searchmoves d2d4"])
         self.assertIn("1 changed moves judged at 5000 nodes each: changed move better 1", r.stdout)
