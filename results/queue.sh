@@ -91,10 +91,18 @@ job ts03-c2 -engine cmd=$S name=A -engine cmd=$S name=B \
 fuzz_pair fen uci_move
 fuzz_pair polyglot network
 fuzz_pair uci_session
-# Issue 20: the soak, last.
-[ -e $Q/soak.done ] || { ./scripts/soak -engine $S -games 10000 -batch 20 -concurrency 2 -timemargin 0 \
-    -seed 2020 -openings /work/m/openings/8moves_v3_half.pgn -journal $Q/soak.jsonl \
-    -pgnout $Q/soak.pgn -quiet > $Q/soak.log 2>&1 && touch $Q/soak.done; }
+# Issue 20: the soak, last, on the engine as it ships when the soak starts (not S: since db8086a
+# `go movetime` with one root move searches its whole time, and the check extension's verdict may
+# change the search). Freeze it first (results/README.md) and name it: SHIP=/work/m/brudno-<commit>.
+if [ ! -e $Q/soak.done ]; then
+    if [ -x "${SHIP:-}" ]; then
+        ./scripts/soak -engine "$SHIP" -games 10000 -batch 20 -concurrency 2 -timemargin 0 \
+            -seed 2020 -openings /work/m/openings/8moves_v3_half.pgn -journal $Q/soak.jsonl \
+            -pgnout $Q/soak.pgn -quiet > $Q/soak.log 2>&1 && touch $Q/soak.done
+    else
+        echo "soak: no shipping binary frozen (SHIP=/work/m/brudno-<commit>)" >&2
+    fi
+fi
 # Only should the expected-line form be dropped: the 470cf52 form's placebo (91 games played).
 # job placebo8 -engine cmd=$B name=placebo option.SecondaryPlacebo=21 stderr=$Q/placebo8.stderr \
 #     -engine cmd=$B name=plain option.SecondarySearch=false \
