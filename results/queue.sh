@@ -13,6 +13,14 @@ E=/work/m/brudno-7f7eb42
 # The engine as it ships: the expected-line form, and its placebo (981a1e0).
 S=/work/m/brudno-981a1e0
 Q=/work/q
+# One queue at a time: a second copy would play its jobs on the same two cores as the first
+# (2026-12-02: a copy started without python-chess skipped to the fuzzers, which then ran beside
+# the other copy's games for two hours).
+exec 9> $Q/queue.lock
+flock -n 9 || { echo "queue: another copy is running (lock $Q/queue.lock)" >&2; exit 1; }
+# What every match needs; without it each job would fail at once and the queue fall through to
+# the fuzzers and the soak.
+python3 -c 'import chess' || { echo "queue: python-chess missing (pip install chess)" >&2; exit 1; }
 O="-openings file=/work/m/openings/8moves_v3_half.pgn order=random"
 ADJ="-resign movecount=3 score=600 -draw movenumber=40 movecount=8 score=10"
 T1="option.Hash=16 option.Threads=1 option.OwnBook=false"

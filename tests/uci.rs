@@ -387,6 +387,35 @@ fn display_shows_fen_and_polyglot_key() {
         .any(|l| l.starts_with(" | r | n | b | q | k | b | n | r | 8")));
 }
 
+/// `eval`'s last line is the value the search uses: the network's by default, the hand-crafted
+/// one under `UCI_LimitStrength` (whose rating table was measured with it).
+#[test]
+fn eval_ends_with_the_value_the_search_uses() {
+    let mut gui = Gui::start();
+    // No known ending, not the start position: the two evaluations differ here.
+    gui.send("position startpos moves e2e4 c7c5 g1f3 d7d6");
+    gui.send("eval");
+    let network = gui.sync();
+    let find = |lines: &[String], prefix: &str| {
+        lines
+            .iter()
+            .find_map(|l| l.strip_prefix(prefix).map(str::to_string))
+            .unwrap_or_else(|| panic!("no '{prefix}' in {lines:#?}"))
+    };
+    let hce = find(&network, "HCE: ");
+    let nnue_final = find(&network, "Final evaluation: ");
+    assert_ne!(hce, nnue_final, "{network:#?}");
+
+    gui.send("setoption name UCI_LimitStrength value true");
+    gui.send("eval");
+    let limited = gui.sync();
+    assert!(
+        !limited.iter().any(|l| l.starts_with("HCE: ")),
+        "{limited:#?}"
+    );
+    assert_eq!(find(&limited, "Final evaluation: "), hce, "{limited:#?}");
+}
+
 #[test]
 fn option_names_are_case_insensitive_and_debug_log_records_the_transcript() {
     let dir = std::env::temp_dir().join(format!("brudno-log-{}", std::process::id()));

@@ -258,7 +258,12 @@ impl Engine {
             None => (String::new(), table.clone()),
         };
         lines.extend(body.lines().map(str::to_string));
-        if self.settings.evaluation == "nnue" {
+        // The value the search would use: with `UCI_LimitStrength` that is the hand-crafted one.
+        let searched_with_network = matches!(
+            setup::evaluation(&self.settings, &self.network),
+            crate::eval::EvalChoice::Nnue(_)
+        );
+        if searched_with_network {
             let known = crate::endgame::evaluate_known(pos).map(white);
             let v = known.unwrap_or(nnue);
             lines.push(format!(
