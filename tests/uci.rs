@@ -6,12 +6,17 @@ use brudno::chess::Position;
 use std::time::{Duration, Instant};
 use uci_harness::{bestmove_of, count, Gui};
 
-fn fen_line(lines: &[String]) -> String {
+/// The rest of the first line that starts with `prefix` (there must be one).
+fn after_prefix(lines: &[String], prefix: &str) -> String {
     lines
         .iter()
-        .find_map(|l| l.strip_prefix("Fen: "))
-        .expect("d prints a Fen: line")
+        .find_map(|l| l.strip_prefix(prefix))
+        .unwrap_or_else(|| panic!("no '{prefix}' line in {lines:#?}"))
         .to_string()
+}
+
+fn fen_line(lines: &[String]) -> String {
+    after_prefix(lines, "Fen: ")
 }
 
 fn current_fen(gui: &mut Gui) -> String {
@@ -396,14 +401,8 @@ fn eval_ends_with_the_value_the_search_uses() {
     gui.send("position startpos moves e2e4 c7c5 g1f3 d7d6");
     gui.send("eval");
     let network = gui.sync();
-    let find = |lines: &[String], prefix: &str| {
-        lines
-            .iter()
-            .find_map(|l| l.strip_prefix(prefix).map(str::to_string))
-            .unwrap_or_else(|| panic!("no '{prefix}' in {lines:#?}"))
-    };
-    let hce = find(&network, "HCE: ");
-    let nnue_final = find(&network, "Final evaluation: ");
+    let hce = after_prefix(&network, "HCE: ");
+    let nnue_final = after_prefix(&network, "Final evaluation: ");
     assert_ne!(hce, nnue_final, "{network:#?}");
 
     gui.send("setoption name UCI_LimitStrength value true");
@@ -413,7 +412,11 @@ fn eval_ends_with_the_value_the_search_uses() {
         !limited.iter().any(|l| l.starts_with("HCE: ")),
         "{limited:#?}"
     );
-    assert_eq!(find(&limited, "Final evaluation: "), hce, "{limited:#?}");
+    assert_eq!(
+        after_prefix(&limited, "Final evaluation: "),
+        hce,
+        "{limited:#?}"
+    );
 }
 
 #[test]
