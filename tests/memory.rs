@@ -63,3 +63,34 @@ fn resident_memory_is_the_hash_table_plus_a_small_fixed_amount() {
     eprintln!("Hash 16, 4 threads: {rss} MiB resident");
     assert!(rss <= 16 + FIXED_MIB, "{rss} MiB with 4 threads");
 }
+
+#[test]
+fn threads_the_memory_cannot_hold_are_not_started() {
+    // A machine with 24 MiB to spare (injected): a thread's own data is about 1.8 MiB, so 64
+    // threads do not all fit. Those that do search; the rest is an error line, not an abort.
+    let mut gui = Gui::start_with_env(&[("BRUDNO_FAULT_AVAILABLE_MIB", "24")]);
+    gui.send("setoption name OwnBook value false");
+    gui.send("setoption name Threads value 64");
+    gui.send("position startpos");
+    gui.send("go depth 6");
+    let lines = gui.until("bestmove");
+    let error = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("info string error: only "))
+        .unwrap_or_else(|| panic!("no error for 64 threads in 24 MiB: {lines:#?}"));
+    let started: usize = error.split(' ').next().unwrap().parse().unwrap();
+    assert!(error.contains(" of 64 threads could be started"), "{error}");
+    assert!((2..64).contains(&started), "{error}");
+    // The process has the threads it said (and the reader and protocol threads), not 64.
+    let tasks = std::fs::read_dir(format!("/proc/{}/task", gui.pid()))
+        .unwrap()
+        .count();
+    assert!(tasks >= started && tasks < 64, "{tasks} threads; {error}");
+    // It goes on answering, and the next search says the same.
+    gui.sync();
+    gui.send("go depth 4");
+    let lines = gui.until("bestmove");
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("info string error: only ")));
+}

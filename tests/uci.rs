@@ -872,6 +872,35 @@ fn a_hash_the_machine_cannot_give_is_an_error_and_the_engine_goes_on() {
 }
 
 #[test]
+fn a_debug_log_file_that_cannot_be_opened_leaves_the_log_as_it_was() {
+    let dir = std::env::temp_dir().join(format!("brudno-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("transcript.txt");
+    let mut gui = Gui::start();
+    gui.send(&format!(
+        "setoption name Debug Log File value {}",
+        log.display()
+    ));
+    gui.sync();
+    answers_with(
+        &mut gui,
+        "setoption name Debug Log File value /dev/zero",
+        "info string error: cannot open debug log file '/dev/zero'",
+    );
+    gui.send("position startpos moves e2e4");
+    gui.sync();
+    // The transcript goes on in the first file, after the refusal.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let refused = text
+        .find("<< setoption name Debug Log File value /dev/zero")
+        .unwrap_or_else(|| panic!("{text}"));
+    let after = &text[refused..];
+    assert!(after.contains("<< position startpos moves e2e4"), "{text}");
+    assert!(after.contains(">> readyok"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn folders_devices_fifos_and_huge_files_are_refused_before_reading() {
     let dir = std::env::temp_dir().join(format!("brudno-files-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -916,19 +945,52 @@ fn folders_devices_fifos_and_huge_files_are_refused_before_reading() {
             );
         }
     }
-    // Tables named like tables but not files: skipped, and the engine answers.
-    let tables = dir.join("tables");
-    std::fs::create_dir_all(&tables).unwrap();
-    if made_fifo {
-        std::fs::rename(&fifo, tables.join("KQvK.rtbw")).unwrap();
+    // A FIFO named like a table among real tables: the table reader opens every table name
+    // in a folder it is given, so that folder is not used at all (it hung `isready` before);
+    // a second folder's tables are.
+    let syzygy = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/syzygy");
+    let (mixed, good) = (dir.join("mixed"), dir.join("good"));
+    for folder in [&mixed, &good] {
+        std::fs::create_dir_all(folder).unwrap();
     }
-    answers_with(
-        &mut gui,
-        &format!("setoption name SyzygyPath value {}", tables.display()),
-        "info string",
-    );
-    gui.send("go depth 3");
-    gui.until("bestmove");
+    for table in ["KRvK.rtbw", "KRvK.rtbz"] {
+        std::fs::copy(format!("{syzygy}/{table}"), mixed.join(table)).unwrap();
+    }
+    for table in ["KQvK.rtbw", "KQvK.rtbz"] {
+        std::fs::copy(format!("{syzygy}/{table}"), good.join(table)).unwrap();
+    }
+    if made_fifo {
+        std::fs::rename(&fifo, mixed.join("KQvK.rtbw")).unwrap();
+        let start = Instant::now();
+        gui.send(&format!(
+            "setoption name SyzygyPath value {}:{}",
+            mixed.display(),
+            good.display()
+        ));
+        let lines = gui.sync();
+        assert!(start.elapsed() < Duration::from_secs(2), "{lines:?}");
+        let refused = format!(
+            "info string SyzygyPath folder {} not used: ",
+            mixed.display()
+        );
+        assert!(lines.iter().any(|l| l.starts_with(&refused)), "{lines:?}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info string Syzygy tablebases: 1 WDL and 1 DTZ")),
+            "{lines:?}"
+        );
+        // The good folder's tables are probed at the root.
+        gui.send("position fen 8/8/8/3k4/8/8/8/Q3K3 w - - 0 1");
+        gui.send("go depth 3");
+        let lines = gui.until("bestmove");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info string tablebase win")),
+            "{lines:?}"
+        );
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

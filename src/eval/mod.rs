@@ -79,6 +79,9 @@ pub struct Evaluator {
 }
 
 impl Evaluator {
+    /// Bytes one evaluator takes on the heap at most (the network's stack included).
+    pub const HEAP_BYTES: usize = PawnTable::HEAP_BYTES + NnueState::HEAP_BYTES;
+
     pub fn new() -> Evaluator {
         Evaluator {
             pawns: PawnTable::new(),

@@ -41,6 +41,11 @@ pub struct Histories {
 }
 
 impl Histories {
+    /// Bytes one set takes on the heap (the box and its two tables).
+    pub const HEAP_BYTES: usize = std::mem::size_of::<Histories>()
+        + PIECE_TO * std::mem::size_of::<[i16; PIECE_TO]>()
+        + PIECE_TO * std::mem::size_of::<[i16; 6]>();
+
     pub fn new() -> Box<Histories> {
         Box::new(Histories {
             butterfly: [[[0; 64]; 64]; 2],

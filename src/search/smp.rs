@@ -85,6 +85,15 @@ fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// How many of `wanted` more helpers fit in 90% of `available` bytes (the rule for the hash
+/// table too); all of them when the memory is not known.
+fn helpers_that_fit(wanted: usize, available: Option<u64>) -> usize {
+    available.map_or(wanted, |bytes| {
+        let each = ThreadData::HEAP_BYTES as u64;
+        wanted.min(usize::try_from(bytes / 10 * 9 / each).unwrap_or(usize::MAX))
+    })
+}
+
 impl Pool {
     /// Blocks until no helper is searching (after a stop they end within a few thousand nodes).
     pub fn wait_idle(&self) {
@@ -110,7 +119,12 @@ impl Pool {
             drop(h.jobs);
             let _ = h.thread.join();
         }
-        while self.helpers.len() < n {
+        // Each helper's data is allocated in full as it starts; more helpers than memory
+        // would be the out-of-memory killer's (Linux overcommits), so they are refused here.
+        let available = crate::util::memory::available_bytes();
+        let fit =
+            self.helpers.len() + helpers_that_fit(n.saturating_sub(self.helpers.len()), available);
+        while self.helpers.len() < fit {
             let (jobs, inbox) = mpsc::channel::<Work>();
             let result = Arc::new(Mutex::new(None));
             let id = self.helpers.len() + 1;
@@ -139,6 +153,17 @@ impl Pool {
                     ))
                 }
             }
+        }
+        if fit < n {
+            return Some(format!(
+                "error: only {} of {} threads could be started (a thread's data takes {} KiB; \
+                 {} MiB of memory available); searching with {}",
+                fit + 1,
+                n + 1,
+                ThreadData::HEAP_BYTES >> 10,
+                available.unwrap_or(0) >> 20,
+                fit + 1
+            ));
         }
         None
     }
@@ -354,6 +379,17 @@ pub fn choose(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn helpers_beyond_the_memory_are_not_started() {
+        let each = ThreadData::HEAP_BYTES as u64;
+        assert!(each > 1 << 20, "a thread's data is over 1 MiB: {each}");
+        assert_eq!(helpers_that_fit(63, None), 63);
+        assert_eq!(helpers_that_fit(63, Some(u64::MAX)), 63);
+        // 90% of ten threads' worth: nine.
+        assert_eq!(helpers_that_fit(63, Some(10 * each)), 9);
+        assert_eq!(helpers_that_fit(63, Some(each / 2)), 0);
+    }
 
     #[test]
     fn a_result_left_by_the_last_search_is_not_taken() {

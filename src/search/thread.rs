@@ -51,6 +51,11 @@ pub struct ThreadData {
 }
 
 impl ThreadData {
+    /// Bytes one thread's data takes on the heap once it has searched (the keys, a few KB,
+    /// left out): what a helper costs beyond its stack.
+    pub const HEAP_BYTES: usize =
+        std::mem::size_of::<ThreadData>() + Histories::HEAP_BYTES + Evaluator::HEAP_BYTES;
+
     pub fn new() -> Box<ThreadData> {
         Box::new(ThreadData {
             history: Histories::new(),

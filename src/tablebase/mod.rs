@@ -16,7 +16,8 @@
 //!   folders itself: the piece count limit, the "nothing found" error and which material
 //!   signatures may be probed come from the files actually present;
 //! - a folder holding a damaged table (wrong magic number or size) is not used at all, since the
-//!   crate's unsafe decoder trusts the file.
+//!   crate's unsafe decoder trusts the file; nor is one where a table's name is not a regular
+//!   file, since the crate opens every table name in its folders and opening a FIFO blocks.
 
 use crate::chess::{attacks, Bitboard, Color, Move, MoveKind, PieceType, Position, Square};
 use pyrrhic_rs::{DtzProbeValue, EngineAdapter, TableBases, WdlProbeResult};
@@ -232,7 +233,8 @@ fn check_table(path: &Path, magic: [u8; 4]) -> Result<(), String> {
 
 impl Tablebases {
     /// Loads the tables in a list of folders (`SyzygyPath`: separated by `;`, or by `:` except
-    /// on Windows). Missing folders and folders with damaged tables are skipped with a warning
+    /// on Windows). Missing folders, folders with damaged tables and folders where a table's name
+    /// is not a regular file are skipped with a warning
     /// (see [`Tablebases::warnings`]); it is an error only if no usable table is found. Opening
     /// replaces any set opened before.
     pub fn open(paths: &str) -> Result<Tablebases, String> {
@@ -256,7 +258,8 @@ impl Tablebases {
                 }
             };
             let mut found = Vec::new();
-            let mut damaged = None;
+            // Why the folder cannot be used, if it cannot.
+            let mut refused = None;
             for entry in read.flatten() {
                 let path = entry.path();
                 let (Some(stem), Some(ext)) = (
@@ -270,31 +273,31 @@ impl Tablebases {
                     "rtbz" => false,
                     _ => continue,
                 };
+                // The table reader opens every table name in a folder it is given, and opening
+                // a FIFO blocks: a folder holding anything but regular files under such names
+                // is not given to it at all.
+                if !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+                    refused = Some(format!(
+                        "{} is not a regular file (a folder, a FIFO or a device)",
+                        path.display()
+                    ));
+                    break;
+                }
                 let Some((sigs, pieces)) = parse_table_name(stem) else {
                     continue;
                 };
                 if pieces > 7 {
                     continue;
                 }
-                // Opening a FIFO named like a table would block: only regular files count.
-                if !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
-                    warnings.push(format!(
-                        "SyzygyPath: {} skipped: not a regular file",
-                        path.display()
-                    ));
-                    continue;
-                }
                 let magic = if is_wdl { WDL_MAGIC } else { DTZ_MAGIC };
                 if let Err(e) = check_table(&path, magic) {
-                    damaged = Some(format!("{}: {e}", path.display()));
+                    refused = Some(format!("damaged table {}: {e}", path.display()));
                     break;
                 }
                 found.push((is_wdl, sigs, pieces));
             }
-            if let Some(d) = damaged {
-                warnings.push(format!(
-                    "SyzygyPath folder {folder} not used, damaged table {d}"
-                ));
+            if let Some(why) = refused {
+                warnings.push(format!("SyzygyPath folder {folder} not used: {why}"));
                 continue;
             }
             if found.is_empty() {

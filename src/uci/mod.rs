@@ -249,6 +249,7 @@ impl Uci {
     }
 
     fn set_option(&mut self, name: &str, value: Option<&str>) {
+        let log_before = self.engine.settings().debug_log_file.clone();
         match self.engine.set_option(name, value) {
             Ok(applied) => {
                 for note in &applied.notes {
@@ -260,9 +261,13 @@ impl Uci {
                     }
                 }
                 if applied.spec.effect == Effect::OpenLog {
-                    let path = &self.engine.settings().debug_log_file;
-                    if let Err(e) = self.out.set_log_file(path) {
-                        self.error(&format!("cannot open debug log file '{path}': {e}"));
+                    let path = self.engine.settings().debug_log_file.clone();
+                    if let Err(e) = self.out.set_log_file(&path) {
+                        // The transcript goes on where it went, and the option says so.
+                        let _ = self.engine.set_option(name, Some(&log_before));
+                        self.error(&format!(
+                            "cannot open debug log file '{path}': {e}; the log stays as it was"
+                        ));
                     }
                 }
             }

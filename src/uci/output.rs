@@ -16,6 +16,32 @@ struct OutputState {
     log: Option<File>,
 }
 
+/// Opens a transcript file for appending: a regular file only. The open itself does not
+/// block (a FIFO without a reader fails at once on Unix), and the type is checked on the file
+/// opened, so a FIFO or device swapped in after a check cannot be written to.
+fn open_log(path: &str) -> std::io::Result<std::fs::File> {
+    // The clearer message first, where the path already names something else.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(std::io::Error::other(
+            "not a regular file (a folder, a device or a FIFO)",
+        ));
+    }
+    let mut options = OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other(
+            "not a regular file (a folder, a device or a FIFO)",
+        ));
+    }
+    Ok(file)
+}
+
 fn timestamp() -> String {
     let t = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -52,19 +78,12 @@ impl Output {
 
     /// Starts (or, with an empty path, stops) the transcript.
     pub fn set_log_file(&self, path: &str) -> std::io::Result<()> {
-        let mut state = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        state.log = None;
-        // A FIFO would block the open, a device would take the transcript nowhere.
-        if let Ok(meta) = std::fs::metadata(path) {
-            if !meta.is_file() {
-                return Err(std::io::Error::other(
-                    "not a regular file (a folder, a device or a FIFO)",
-                ));
-            }
-        }
-        if !path.is_empty() {
-            state.log = Some(OpenOptions::new().create(true).append(true).open(path)?);
-        }
+        let file = if path.is_empty() {
+            None
+        } else {
+            Some(open_log(path)?)
+        };
+        self.inner.lock().unwrap_or_else(|e| e.into_inner()).log = file;
         Ok(())
     }
 }

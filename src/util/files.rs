@@ -20,9 +20,25 @@ pub fn read_bounded(path: &Path, max_bytes: u64) -> Result<Vec<u8>, String> {
             meta.len()
         ));
     }
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    // The size may change between the check and the read: never read past the bound.
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // The path may name something else by the time it is opened: the open does not block (a
+    // FIFO without a writer would), and the type is checked again on the file opened.
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| e.to_string())?;
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err("not a regular file (a device, a FIFO or a socket)".into());
+    }
+    // The size may change between the check and the read: never read past the bound. The
+    // buffer is asked for, not assumed: a failed allocation is an error, not an abort.
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(meta.len() as usize)
+        .map_err(|_| format!("{} bytes of memory could not be had", meta.len()))?;
     file.take(max_bytes + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| e.to_string())?;

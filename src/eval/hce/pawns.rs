@@ -98,6 +98,9 @@ impl Default for PawnTable {
 }
 
 impl PawnTable {
+    /// Bytes one table takes on the heap.
+    pub const HEAP_BYTES: usize = (1 << TABLE_BITS) * std::mem::size_of::<Entry>();
+
     pub fn new() -> PawnTable {
         PawnTable {
             entries: vec![Entry::default(); 1 << TABLE_BITS].into_boxed_slice(),

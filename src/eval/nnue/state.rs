@@ -39,6 +39,9 @@ pub struct NnueState {
 }
 
 impl NnueState {
+    /// Bytes one stack takes on the heap.
+    pub const HEAP_BYTES: usize = STACK_PLIES * std::mem::size_of::<Accumulator>();
+
     /// A stack for `net`, using `Backend::best()` (AVX2 where the CPU has it).
     pub fn new(net: Arc<Network>) -> NnueState {
         NnueState::with_backend(net, Backend::best())
