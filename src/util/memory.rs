@@ -22,35 +22,66 @@ pub fn available_bytes() -> Option<u64> {
     Some(cgroup_room().map_or(machine, |room| room.min(machine)))
 }
 
-/// What the process's cgroup still allows — limit minus usage — or `None` without a limit
-/// or a readable cgroup. cgroup v2 (`memory.max`, "max" when unlimited) and v1 (the memory
-/// controller's `memory.limit_in_bytes`, a huge number when unlimited).
+/// What the process's cgroup still allows — its limit minus what it uses, page cache that
+/// could be dropped not counted as used — or `None` without a limit or a readable cgroup.
 fn cgroup_room() -> Option<u64> {
     let membership = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    let (dir, limit, usage) = membership.lines().find_map(|line| {
+    let files = cgroup_memory_files(&membership, |dir| dir.join("memory.max").exists())?;
+    let read = |name: &str| std::fs::read_to_string(files.dir.join(name)).ok();
+    let limit: u64 = read(files.limit)?.trim().parse().ok()?; // v2's "max": no limit
+    let usage: u64 = read(files.usage)?.trim().parse().ok()?;
+    let cache = read("memory.stat").map_or(0, |stat| {
+        stat.lines()
+            .find_map(|l| l.strip_prefix(files.inactive_cache))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0)
+    });
+    Some(limit.saturating_sub(usage.saturating_sub(cache)))
+}
+
+/// Where a cgroup's memory figures are, by version.
+#[derive(Debug, PartialEq)]
+struct CgroupMemoryFiles {
+    dir: std::path::PathBuf,
+    limit: &'static str,
+    usage: &'static str,
+    /// The `memory.stat` line (with its blank) of page cache not recently used.
+    inactive_cache: &'static str,
+}
+
+/// The process's memory cgroup from `/proc/self/cgroup`: v1's memory controller
+/// (`4:memory:/path`), else v2's unified hierarchy (`0::/path`) where `has_v2_memory` finds
+/// its files.
+fn cgroup_memory_files(
+    membership: &str,
+    has_v2_memory: impl Fn(&std::path::Path) -> bool,
+) -> Option<CgroupMemoryFiles> {
+    let entries = membership.lines().filter_map(|line| {
         let mut fields = line.splitn(3, ':');
         let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
-        let path = path.trim_start_matches('/');
+        Some((controllers, path.trim_start_matches('/')))
+    });
+    let mut unified = None;
+    for (controllers, path) in entries {
         if controllers.split(',').any(|c| c == "memory") {
-            let dir = std::path::Path::new("/sys/fs/cgroup/memory").join(path);
-            Some((dir, "memory.limit_in_bytes", "memory.usage_in_bytes"))
-        } else if controllers.is_empty() {
-            let dir = std::path::Path::new("/sys/fs/cgroup").join(path);
-            dir.join("memory.max")
-                .exists()
-                .then_some((dir, "memory.max", "memory.current"))
-        } else {
-            None
+            return Some(CgroupMemoryFiles {
+                dir: std::path::Path::new("/sys/fs/cgroup/memory").join(path),
+                limit: "memory.limit_in_bytes", // unlimited: a huge number
+                usage: "memory.usage_in_bytes",
+                inactive_cache: "total_inactive_file ",
+            });
         }
-    })?;
-    let read = |name: &str| -> Option<u64> {
-        std::fs::read_to_string(dir.join(name))
-            .ok()?
-            .trim()
-            .parse()
-            .ok()
-    };
-    Some(read(limit)?.saturating_sub(read(usage)?))
+        if controllers.is_empty() {
+            unified = Some(std::path::Path::new("/sys/fs/cgroup").join(path));
+        }
+    }
+    let dir = unified.filter(|dir| has_v2_memory(dir))?;
+    Some(CgroupMemoryFiles {
+        dir,
+        limit: "memory.max",
+        usage: "memory.current",
+        inactive_cache: "inactive_file ",
+    })
 }
 
 /// Hands memory freed by an old hash table back to the operating system. glibc keeps a freed
@@ -79,10 +110,27 @@ mod tests {
         if cfg!(target_os = "linux") {
             let bytes = super::available_bytes().expect("/proc/meminfo has MemAvailable");
             assert!(bytes > 1 << 20);
-            // A cgroup, where there is one, may only lower what the machine offers.
-            if let Some(room) = super::cgroup_room() {
-                assert!(room > 1 << 20, "{room}");
-            }
         }
+    }
+
+    #[test]
+    fn the_memory_cgroup_is_found_in_either_version() {
+        use std::path::Path;
+        // cgroup v1 (a hybrid system lists the unified hierarchy too): the memory controller.
+        let v1 = "5:devices:/\n4:memory:/box/7\n1:cpu:/\n0::/\n";
+        let files = super::cgroup_memory_files(v1, |_| true).unwrap();
+        assert_eq!(files.dir, Path::new("/sys/fs/cgroup/memory/box/7"));
+        assert_eq!(files.limit, "memory.limit_in_bytes");
+        // cgroup v2 only: the unified hierarchy, where it has memory files.
+        let v2 = "0::/user.slice/engine.scope\n";
+        let files = super::cgroup_memory_files(v2, |_| true).unwrap();
+        assert_eq!(
+            files.dir,
+            Path::new("/sys/fs/cgroup/user.slice/engine.scope")
+        );
+        assert_eq!(files.limit, "memory.max");
+        assert_eq!(files.inactive_cache, "inactive_file ");
+        assert!(super::cgroup_memory_files(v2, |_| false).is_none());
+        assert!(super::cgroup_memory_files("", |_| true).is_none());
     }
 }
