@@ -438,7 +438,7 @@ impl Searcher {
         // clock already running): the generation is atomic, and they join when done.
         self.tt.new_search();
         let threads = options.threads.clamp(1, smp::MAX_THREADS);
-        if self.pool.len() != threads - 1 {
+        if self.pool.wants_resize(threads - 1) {
             if let Some(message) = self.pool.resize(threads - 1) {
                 report(SearchEvent::Message(message));
             }

@@ -72,6 +72,10 @@ pub struct Pool {
     yielding: bool,
     /// The number of the last search started (`HelperJob::search_id`).
     searches: u64,
+    /// A size asked for and not reached for want of memory or threads: not asked again at
+    /// every `go` (each try would wait for the helpers and read /proc on the clock), only
+    /// for another size or after `clear`.
+    short_of: Option<usize>,
 }
 
 /// The machine's cores: with more search threads than this the helpers run under the idle
@@ -104,11 +108,25 @@ impl Pool {
         }
     }
 
+    /// Whether the pool should be made `n` helpers strong: it is not, and `n` is not a size
+    /// it has already fallen short of.
+    pub fn wants_resize(&self, n: usize) -> bool {
+        self.helpers.len() != n && self.short_of != Some(n)
+    }
+
     /// Makes the pool `n` helpers strong (the pool is idle). Returns a message if fewer
     /// threads than asked could be started.
     pub fn resize(&mut self, n: usize) -> Option<String> {
         self.wait_idle();
-        let yielding = n + 1 > cores();
+        // Each helper's data is allocated in full as it starts; more helpers than memory
+        // would be the out-of-memory killer's (Linux overcommits), so they are refused here.
+        let available = crate::util::memory::available_bytes();
+        let fit = if n > self.helpers.len() {
+            self.helpers.len() + helpers_that_fit(n - self.helpers.len(), available)
+        } else {
+            n
+        };
+        let yielding = fit + 1 > cores();
         if yielding != self.yielding {
             self.stop_all();
             self.yielding = yielding;
@@ -119,11 +137,7 @@ impl Pool {
             drop(h.jobs);
             let _ = h.thread.join();
         }
-        // Each helper's data is allocated in full as it starts; more helpers than memory
-        // would be the out-of-memory killer's (Linux overcommits), so they are refused here.
-        let available = crate::util::memory::available_bytes();
-        let fit =
-            self.helpers.len() + helpers_that_fit(n.saturating_sub(self.helpers.len()), available);
+        self.short_of = None;
         while self.helpers.len() < fit {
             let (jobs, inbox) = mpsc::channel::<Work>();
             let result = Arc::new(Mutex::new(None));
@@ -145,16 +159,18 @@ impl Pool {
                     thread,
                 }),
                 Err(e) => {
+                    self.short_of = Some(n);
                     return Some(format!(
                         "error: only {} of {} threads could be started ({e}); searching with {}",
                         self.helpers.len() + 1,
                         n + 1,
                         self.helpers.len() + 1
-                    ))
+                    ));
                 }
             }
         }
         if fit < n {
+            self.short_of = Some(n);
             return Some(format!(
                 "error: only {} of {} threads could be started (a thread's data takes {} KiB; \
                  {} MiB of memory available); searching with {}",
@@ -209,7 +225,8 @@ impl Pool {
     }
 
     /// Forgets what every helper learnt (`ucinewgame`); the pool is idle.
-    pub fn clear(&self) {
+    pub fn clear(&mut self) {
+        self.short_of = None;
         self.wait_idle();
         for h in &self.helpers {
             self.send(h, Work::Clear);

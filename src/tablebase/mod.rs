@@ -222,8 +222,8 @@ fn check_table(path: &Path, magic: [u8; 4]) -> Result<(), String> {
     }
     let mut head = [0u8; 4];
     use std::io::Read;
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
+    crate::util::files::open_regular(path, std::fs::OpenOptions::new().read(true))?
+        .read_exact(&mut head)
         .map_err(|e| e.to_string())?;
     if head != magic {
         return Err("not a Syzygy table (wrong magic number)".into());
@@ -276,11 +276,11 @@ impl Tablebases {
                 // The table reader opens every table name in a folder it is given, and opening
                 // a FIFO blocks: a folder holding anything but regular files under such names
                 // is not given to it at all.
-                if !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
-                    refused = Some(format!(
-                        "{} is not a regular file (a folder, a FIFO or a device)",
-                        path.display()
-                    ));
+                let meta = std::fs::metadata(&path);
+                if let Some(why) = meta.as_ref().map_or(Some("cannot be read"), |m| {
+                    crate::util::files::not_regular(m)
+                }) {
+                    refused = Some(format!("{}: {why}", path.display()));
                     break;
                 }
                 let Some((sigs, pieces)) = parse_table_name(stem) else {

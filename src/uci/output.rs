@@ -16,30 +16,13 @@ struct OutputState {
     log: Option<File>,
 }
 
-/// Opens a transcript file for appending: a regular file only. The open itself does not
-/// block (a FIFO without a reader fails at once on Unix), and the type is checked on the file
-/// opened, so a FIFO or device swapped in after a check cannot be written to.
+/// Opens a transcript file for appending: a regular file only, and never an open that blocks.
 fn open_log(path: &str) -> std::io::Result<std::fs::File> {
-    // The clearer message first, where the path already names something else.
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        return Err(std::io::Error::other(
-            "not a regular file (a folder, a device or a FIFO)",
-        ));
-    }
-    let mut options = OpenOptions::new();
-    options.create(true).append(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK);
-    }
-    let file = options.open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(std::io::Error::other(
-            "not a regular file (a folder, a device or a FIFO)",
-        ));
-    }
-    Ok(file)
+    crate::util::files::open_regular(
+        std::path::Path::new(path),
+        OpenOptions::new().create(true).append(true),
+    )
+    .map_err(std::io::Error::other)
 }
 
 fn timestamp() -> String {

@@ -22,27 +22,50 @@ pub fn available_bytes() -> Option<u64> {
     Some(cgroup_room().map_or(machine, |room| room.min(machine)))
 }
 
-/// What the process's cgroup still allows — its limit minus what it uses, page cache that
-/// could be dropped not counted as used — or `None` without a limit or a readable cgroup.
+/// What the process's cgroups still allow: the least, over its memory cgroup and each one
+/// above it, of the limit minus what is used (page cache that could be dropped not counted)
+/// — a limit may be set on a parent (a systemd slice), and inside a container without a
+/// cgroup namespace the path named in /proc is not mounted, only the container's root is.
+/// `None` without a limit or a readable cgroup.
 fn cgroup_room() -> Option<u64> {
     let membership = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    let files = cgroup_memory_files(&membership, |dir| dir.join("memory.max").exists())?;
-    let read = |name: &str| std::fs::read_to_string(files.dir.join(name)).ok();
-    let limit: u64 = read(files.limit)?.trim().parse().ok()?; // v2's "max": no limit
-    let usage: u64 = read(files.usage)?.trim().parse().ok()?;
-    let cache = read("memory.stat").map_or(0, |stat| {
-        stat.lines()
-            .find_map(|l| l.strip_prefix(files.inactive_cache))
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(0)
-    });
-    Some(limit.saturating_sub(usage.saturating_sub(cache)))
+    let files = cgroup_memory_files(&membership, |mount| {
+        std::fs::read_to_string(mount.join("cgroup.controllers"))
+            .is_ok_and(|c| c.split_whitespace().any(|c| c == "memory"))
+    })?;
+    room_in_cgroups(&files)
+}
+
+fn room_in_cgroups(files: &CgroupMemoryFiles) -> Option<u64> {
+    let mut dir = files.base.join(&files.path);
+    let mut least: Option<u64> = None;
+    loop {
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+        let limit = read(files.limit).and_then(|v| v.trim().parse::<u64>().ok()); // "max": none
+        let usage = read(files.usage).and_then(|v| v.trim().parse::<u64>().ok());
+        if let (Some(limit), Some(usage)) = (limit, usage) {
+            let cache = read("memory.stat").map_or(0, |stat| {
+                stat.lines()
+                    .find_map(|l| l.strip_prefix(files.inactive_cache))
+                    .and_then(|v| v.trim().parse().ok())
+                    .unwrap_or(0)
+            });
+            let room = limit.saturating_sub(usage.saturating_sub(cache));
+            least = Some(least.map_or(room, |l| l.min(room)));
+        }
+        if dir == files.base || !dir.pop() {
+            return least;
+        }
+    }
 }
 
 /// Where a cgroup's memory figures are, by version.
 #[derive(Debug, PartialEq)]
 struct CgroupMemoryFiles {
-    dir: std::path::PathBuf,
+    /// The hierarchy's mount point.
+    base: std::path::PathBuf,
+    /// The process's cgroup below it.
+    path: std::path::PathBuf,
     limit: &'static str,
     usage: &'static str,
     /// The `memory.stat` line (with its blank) of page cache not recently used.
@@ -50,8 +73,8 @@ struct CgroupMemoryFiles {
 }
 
 /// The process's memory cgroup from `/proc/self/cgroup`: v1's memory controller
-/// (`4:memory:/path`), else v2's unified hierarchy (`0::/path`) where `has_v2_memory` finds
-/// its files.
+/// (`4:memory:/path`), else v2's unified hierarchy (`0::/path`) when `has_v2_memory` says its
+/// mount point has the memory controller.
 fn cgroup_memory_files(
     membership: &str,
     has_v2_memory: impl Fn(&std::path::Path) -> bool,
@@ -65,19 +88,22 @@ fn cgroup_memory_files(
     for (controllers, path) in entries {
         if controllers.split(',').any(|c| c == "memory") {
             return Some(CgroupMemoryFiles {
-                dir: std::path::Path::new("/sys/fs/cgroup/memory").join(path),
+                base: "/sys/fs/cgroup/memory".into(),
+                path: path.into(),
                 limit: "memory.limit_in_bytes", // unlimited: a huge number
                 usage: "memory.usage_in_bytes",
                 inactive_cache: "total_inactive_file ",
             });
         }
         if controllers.is_empty() {
-            unified = Some(std::path::Path::new("/sys/fs/cgroup").join(path));
+            unified = Some(path);
         }
     }
-    let dir = unified.filter(|dir| has_v2_memory(dir))?;
+    let base = std::path::Path::new("/sys/fs/cgroup");
+    let path = unified.filter(|_| has_v2_memory(base))?;
     Some(CgroupMemoryFiles {
-        dir,
+        base: base.into(),
+        path: path.into(),
         limit: "memory.max",
         usage: "memory.current",
         inactive_cache: "inactive_file ",
@@ -119,18 +145,49 @@ mod tests {
         // cgroup v1 (a hybrid system lists the unified hierarchy too): the memory controller.
         let v1 = "5:devices:/\n4:memory:/box/7\n1:cpu:/\n0::/\n";
         let files = super::cgroup_memory_files(v1, |_| true).unwrap();
-        assert_eq!(files.dir, Path::new("/sys/fs/cgroup/memory/box/7"));
+        assert_eq!(files.base, Path::new("/sys/fs/cgroup/memory"));
+        assert_eq!(files.path, Path::new("box/7"));
         assert_eq!(files.limit, "memory.limit_in_bytes");
         // cgroup v2 only: the unified hierarchy, where it has memory files.
         let v2 = "0::/user.slice/engine.scope\n";
         let files = super::cgroup_memory_files(v2, |_| true).unwrap();
-        assert_eq!(
-            files.dir,
-            Path::new("/sys/fs/cgroup/user.slice/engine.scope")
-        );
+        assert_eq!(files.base, Path::new("/sys/fs/cgroup"));
+        assert_eq!(files.path, Path::new("user.slice/engine.scope"));
         assert_eq!(files.limit, "memory.max");
-        assert_eq!(files.inactive_cache, "inactive_file ");
         assert!(super::cgroup_memory_files(v2, |_| false).is_none());
         assert!(super::cgroup_memory_files("", |_| true).is_none());
+    }
+
+    #[test]
+    fn the_least_room_over_the_cgroup_and_its_parents_counts() {
+        let base = std::env::temp_dir().join(format!("brudno-cgroup-{}", std::process::id()));
+        let leaf = base.join("slice/engine");
+        std::fs::create_dir_all(&leaf).unwrap();
+        let write = |dir: &std::path::Path, max: &str, current: u64, inactive: u64| {
+            std::fs::write(dir.join("memory.max"), format!("{max}\n")).unwrap();
+            std::fs::write(dir.join("memory.current"), format!("{current}\n")).unwrap();
+            let stat = format!("anon 5\ninactive_file {inactive}\nactive_file 9\n");
+            std::fs::write(dir.join("memory.stat"), stat).unwrap();
+        };
+        write(&base, "max", 900, 0); // the root: no limit
+        write(&base.join("slice"), "1000", 700, 200); // 1000 − (700 − 200) = 500
+        write(&leaf, "max", 400, 0);
+        let files = super::CgroupMemoryFiles {
+            base: base.clone(),
+            path: "slice/engine".into(),
+            limit: "memory.max",
+            usage: "memory.current",
+            inactive_cache: "inactive_file ",
+        };
+        assert_eq!(super::room_in_cgroups(&files), Some(500));
+        // The path named in /proc not mounted (a container without a cgroup namespace): the
+        // mount point's own figures still count.
+        write(&base, "300", 100, 0);
+        let unmounted = super::CgroupMemoryFiles {
+            path: "docker/0123".into(),
+            ..files
+        };
+        assert_eq!(super::room_in_cgroups(&unmounted), Some(200));
+        std::fs::remove_dir_all(&base).unwrap();
     }
 }
