@@ -14,6 +14,7 @@ Usage: brudno                 speak UCI on standard input and output (what a GUI
 The UCI commands and options are described by the `help` command and in protocol.md.";
 
 fn main() {
+    brudno::util::memory::one_heap_for_all_threads();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
         .init();

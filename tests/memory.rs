@@ -103,3 +103,81 @@ fn threads_the_memory_cannot_hold_are_not_started() {
         "{lines:#?}"
     );
 }
+
+#[test]
+fn an_address_space_limit_is_an_error_line_never_an_abort() {
+    // `ulimit -v` limits a process's address space, which the memory available does not
+    // show: a thread's stack, its data and the allocator's heaps all count. Threads 64 under
+    // limits from too small for a second thread to room for a few: every engine says how many
+    // threads it started, plays and quits cleanly. (Before the helpers' data was made and
+    // checked before their threads started, and all threads shared one heap, 16 of these 64
+    // limits aborted the engine: "memory allocation of 1179648 bytes failed".)
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let mut aborted = Vec::new();
+    for kib in (30_000..=220_000).step_by(3_000) {
+        let script = format!("ulimit -v {kib} && exec '{}'", env!("CARGO_BIN_EXE_brudno"));
+        let mut child = Command::new("sh")
+            .args(["-c", &script])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(
+            stdin,
+            "setoption name OwnBook value false\nsetoption name Threads value 64\n\
+             isready\ngo movetime 100"
+        )
+        .unwrap();
+        // Read in a thread, so that an engine that never answers fails the test, not hangs it.
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mut lines = Vec::new();
+        while let Ok(line) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            let done = line.starts_with("bestmove");
+            lines.push(line);
+            if done {
+                break;
+            }
+        }
+        let _ = writeln!(stdin, "quit");
+        drop(stdin);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break Some(status);
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        let played = lines.iter().any(|l| l.starts_with("bestmove"));
+        if !played || !status.is_some_and(|s| s.success()) {
+            aborted.push(format!("ulimit -v {kib}: {status:?}, {lines:?}, {stderr}"));
+            continue;
+        }
+        // A thread that did not start is said, with what stopped it.
+        let said = lines
+            .iter()
+            .any(|l| l.starts_with("info string error: ") && l.contains(" threads could"));
+        assert!(said, "ulimit -v {kib}: {lines:#?}");
+    }
+    assert!(aborted.is_empty(), "{aborted:#?}");
+}

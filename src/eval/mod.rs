@@ -9,6 +9,7 @@ pub mod nnue;
 
 use crate::chess::{Color, Move, Position};
 use hce::pawns::PawnTable;
+use nnue::accumulator::Accumulator;
 use nnue::{Network, NnueState};
 use std::sync::Arc;
 
@@ -76,6 +77,9 @@ pub struct Evaluator {
     pawns: PawnTable,
     /// The network's accumulator stack when `Evaluation` is `nnue`.
     nnue: Option<NnueState>,
+    /// The stack's storage while no network is in use: allocated with the evaluator, so
+    /// that a helper thread allocates nothing when a search starts (`search/smp.rs`).
+    spare_stack: Option<Box<[Accumulator]>>,
 }
 
 impl Evaluator {
@@ -86,22 +90,30 @@ impl Evaluator {
         Evaluator {
             pawns: PawnTable::new(),
             nnue: None,
+            spare_stack: Some(NnueState::new_stack()),
         }
     }
 
-    /// Uses `choice` from now on (a new network allocates its stack once, here).
+    /// Uses `choice` from now on (a new network takes over the old one's stack).
     pub fn set_choice(&mut self, choice: &EvalChoice) {
-        match choice {
-            EvalChoice::Hce => self.nnue = None,
-            EvalChoice::Nnue(net) => {
-                if !self
-                    .nnue
-                    .as_ref()
-                    .is_some_and(|n| Arc::ptr_eq(n.network(), net))
-                {
-                    self.nnue = Some(NnueState::new(Arc::clone(net)));
-                }
-            }
+        let unchanged = match (choice, &self.nnue) {
+            (EvalChoice::Hce, None) => true,
+            (EvalChoice::Nnue(net), Some(n)) => Arc::ptr_eq(n.network(), net),
+            _ => false,
+        };
+        if unchanged {
+            return;
+        }
+        if let Some(old) = self.nnue.take() {
+            self.spare_stack = Some(old.into_stack());
+        }
+        if let EvalChoice::Nnue(net) = choice {
+            let stack = self.spare_stack.take().unwrap_or_else(NnueState::new_stack);
+            self.nnue = Some(NnueState::on_stack(
+                Arc::clone(net),
+                nnue::simd::Backend::best(),
+                stack,
+            ));
         }
     }
 
@@ -162,5 +174,44 @@ impl Evaluator {
 impl Default for Evaluator {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn networks_and_the_hce_take_turns_on_the_one_stack_made_with_the_evaluator() {
+        // A search thread allocates nothing when its search starts (`search/smp.rs`): the
+        // accumulator stack is made with the evaluator and passed from network to network.
+        let net = nnue::network::embedded();
+        let other = Arc::new((*net).clone());
+        let pos =
+            Position::from_fen("r1bq1rk1/p1pn2bp/1p4p1/3Ppn2/P7/BPNQ1NP1/5PBP/R4RK1 b - - 1 17")
+                .unwrap();
+        let mut e = Evaluator::new();
+        let storage = e.spare_stack.as_ref().unwrap().as_ptr();
+        let choices = [
+            EvalChoice::Nnue(Arc::clone(&net)),
+            EvalChoice::Hce,
+            EvalChoice::Nnue(Arc::clone(&other)),
+            EvalChoice::Nnue(Arc::clone(&net)),
+            EvalChoice::Hce,
+        ];
+        for choice in &choices {
+            e.set_choice(choice);
+            e.begin(&pos);
+            let expected = match choice {
+                EvalChoice::Hce => hce::evaluate(&pos, None),
+                EvalChoice::Nnue(n) => n.evaluate_from_scratch(&pos),
+            };
+            assert_eq!(e.evaluate(&pos, 0), expected, "{}", choice.name());
+            let now = match &e.nnue {
+                Some(n) => n.accumulator(0) as *const Accumulator,
+                None => e.spare_stack.as_ref().unwrap().as_ptr(),
+            };
+            assert_eq!(now, storage, "{}", choice.name());
+        }
     }
 }

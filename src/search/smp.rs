@@ -33,6 +33,12 @@ pub const MAX_THREADS: usize = 1024;
 /// Same as the main search thread (see `engine/`): the search keeps ~2.6 KB a ply.
 const HELPER_STACK_BYTES: usize = 16 << 20;
 
+/// Memory kept free when a helper is started, for what the threads allocate as they run (a
+/// few KB each: the keys of a long game's line, a result's PV, the output's lines).
+/// (Measured under `ulimit -v`: 256 KiB beside the data alone was not enough: with the
+/// stack's 16 MiB taken after the check, a thread's 256-byte allocation failed.)
+const SPARE_BYTES: usize = 1 << 20;
+
 /// One search's work for the helpers, shared by all of them.
 pub struct HelperJob {
     pub tt: Arc<TranspositionTable>,
@@ -139,6 +145,25 @@ impl Pool {
         }
         self.short_of = None;
         while self.helpers.len() < fit {
+            // The helper's data is made here, not in its thread: it is the only sizeable
+            // allocation a helper needs, and here a failure can be refused — an allocation
+            // that fails anywhere aborts the process. Under an address-space limit (`ulimit
+            // -v`, which `available_bytes` does not see) the data, the thread's stack and
+            // room for what every thread still allocates as it runs (lines of keys, results,
+            // output) are asked for first, together.
+            let needed = ThreadData::HEAP_BYTES + HELPER_STACK_BYTES + SPARE_BYTES;
+            if !crate::util::memory::can_allocate(needed) {
+                self.short_of = Some(n);
+                return Some(format!(
+                    "error: only {} of {} threads could be started (no memory for a thread's \
+                     data, {} KiB); searching with {}",
+                    self.helpers.len() + 1,
+                    n + 1,
+                    ThreadData::HEAP_BYTES >> 10,
+                    self.helpers.len() + 1
+                ));
+            }
+            let td = ThreadData::new();
             let (jobs, inbox) = mpsc::channel::<Work>();
             let result = Arc::new(Mutex::new(None));
             let id = self.helpers.len() + 1;
@@ -150,7 +175,7 @@ impl Pool {
                     if yielding {
                         lower_own_priority();
                     }
-                    helper_loop(id, inbox, slot, busy)
+                    helper_loop(id, td, inbox, slot, busy)
                 });
             match spawned {
                 Ok(thread) => self.helpers.push(Helper {
@@ -267,11 +292,11 @@ fn lower_own_priority() {
 /// A helper thread: waits for a job, searches it until stopped, leaves its result, repeats.
 fn helper_loop(
     id: usize,
+    mut td: Box<ThreadData>,
     inbox: Receiver<Work>,
     result: Arc<Mutex<Option<(u64, SearchResult)>>>,
     busy: Arc<(Mutex<usize>, Condvar)>,
 ) {
-    let mut td = ThreadData::new();
     while let Ok(work) = inbox.recv() {
         let outcome = match work {
             Work::Clear => {

@@ -110,6 +110,35 @@ fn cgroup_memory_files(
     })
 }
 
+/// Makes every thread allocate from one heap (glibc; elsewhere nothing). By default glibc
+/// gives each new thread that allocates a heap of its own, reserving 64 MiB of address space
+/// for it: under an address-space limit (`ulimit -v`) a few helper threads took it all, and
+/// a thread that then found no heap aborted the engine on a 256-byte allocation, whatever
+/// was checked before. The search allocates nothing in its hot path, so one heap's lock
+/// costs nothing measurable. Called first thing in `main`, before any thread starts.
+pub fn one_heap_for_all_threads() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallopt only sets an allocator parameter; called before other threads
+        // exist. A failure (0) leaves glibc's default, which is only less frugal.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 1);
+        }
+    }
+}
+
+/// Whether `bytes` could be allocated now: they are asked for, fallibly, and given back at
+/// once. This is how an allocation that cannot fail is made safe where the limit is not
+/// the machine's memory but the process's address space (`ulimit -v`, which `available_bytes`
+/// does not see): the caller asks first, with some room to spare, then allocates.
+pub fn can_allocate(bytes: usize) -> bool {
+    let mut probe: Vec<u8> = Vec::new();
+    let fits = probe.try_reserve_exact(bytes).is_ok();
+    // Kept opaque, so that the allocation is not optimised away with its free.
+    std::hint::black_box(&mut probe);
+    fits
+}
+
 /// Hands memory freed by an old hash table back to the operating system. glibc keeps a freed
 /// block of up to 32 MiB in its heap after raising its mmap threshold, so without this a
 /// GUI that changes `Hash` a few times leaves the engine holding the old tables' memory

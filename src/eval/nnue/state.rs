@@ -53,17 +53,32 @@ impl NnueState {
     /// refuses such files; a network built by hand could have one), where the vector code's
     /// i16 product `v·w` would wrap and the score differ from the reference.
     pub fn with_backend(net: Arc<Network>, simd: Backend) -> NnueState {
+        NnueState::on_stack(net, simd, NnueState::new_stack())
+    }
+
+    /// A stack's storage, for `on_stack` (the only allocation of this type).
+    pub fn new_stack() -> Box<[Accumulator]> {
+        vec![Accumulator::ZERO; STACK_PLIES].into_boxed_slice()
+    }
+
+    /// A stack for `net` in storage made before (`new_stack`, or `into_stack` of another):
+    /// a search thread allocates it once, when it is made, whatever network comes later.
+    ///
+    /// Panics as `with_backend` does, or if `stack` is not `STACK_PLIES` long.
+    pub fn on_stack(net: Arc<Network>, simd: Backend, stack: Box<[Accumulator]>) -> NnueState {
+        assert_eq!(stack.len(), STACK_PLIES);
         assert!(
             net.output_weights
                 .iter()
                 .all(|w| w.abs() <= MAX_OUTPUT_WEIGHT),
             "an output weight is outside ±{MAX_OUTPUT_WEIGHT}"
         );
-        NnueState {
-            net,
-            simd,
-            stack: vec![Accumulator::ZERO; STACK_PLIES].into_boxed_slice(),
-        }
+        NnueState { net, simd, stack }
+    }
+
+    /// The storage, for the next network.
+    pub fn into_stack(self) -> Box<[Accumulator]> {
+        self.stack
     }
 
     pub fn network(&self) -> &Arc<Network> {
