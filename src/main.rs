@@ -14,11 +14,14 @@ Usage: brudno                 speak UCI on standard input and output (what a GUI
 The UCI commands and options are described by the `help` command and in protocol.md.";
 
 fn main() {
-    brudno::util::memory::one_heap_for_all_threads();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    // Datagen's threads allocate as they play; they keep glibc's heap per thread.
+    if args.first().map(String::as_str) != Some("datagen") {
+        brudno::util::memory::one_heap_for_all_threads();
+    }
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
         .init();
-    let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("--help" | "-h") => println!("{USAGE}"),
         Some("--version" | "-V") => println!("{}", brudno::uci::version_line()),
