@@ -36,8 +36,11 @@ const HELPER_STACK_BYTES: usize = 16 << 20;
 /// Memory kept free when a helper is started, for what the threads allocate as they run (a
 /// few KB each: the keys of a long game's line, a result's PV, the output's lines).
 /// (Measured under `ulimit -v`: 256 KiB beside the data alone was not enough: with the
-/// stack's 16 MiB taken after the check, a thread's 256-byte allocation failed.)
+/// stack's 16 MiB taken after the check, a thread's 256-byte allocation failed.) Each helper
+/// adds its own share: at a search's start it makes its root moves' lines and its line of
+/// keys, 10–20 KB.
 const SPARE_BYTES: usize = 1 << 20;
+const SPARE_BYTES_PER_HELPER: usize = 64 << 10;
 
 /// One search's work for the helpers, shared by all of them.
 pub struct HelperJob {
@@ -151,15 +154,19 @@ impl Pool {
             // -v`, which `available_bytes` does not see) the data, the thread's stack and
             // room for what every thread still allocates as it runs (lines of keys, results,
             // output) are asked for first, together.
-            let needed = ThreadData::HEAP_BYTES + HELPER_STACK_BYTES + SPARE_BYTES;
+            let needed = ThreadData::HEAP_BYTES
+                + HELPER_STACK_BYTES
+                + SPARE_BYTES
+                + SPARE_BYTES_PER_HELPER * (self.helpers.len() + 1);
             if !crate::util::memory::can_allocate(needed) {
                 self.short_of = Some(n);
                 return Some(format!(
-                    "error: only {} of {} threads could be started (no memory for a thread's \
-                     data, {} KiB); searching with {}",
+                    "error: only {} of {} threads could be started (no room for another: its \
+                     data, {} KiB, and its stack, {} MiB); searching with {}",
                     self.helpers.len() + 1,
                     n + 1,
                     ThreadData::HEAP_BYTES >> 10,
+                    HELPER_STACK_BYTES >> 20,
                     self.helpers.len() + 1
                 ));
             }
