@@ -159,16 +159,14 @@ impl Pool {
                 + SPARE_BYTES
                 + SPARE_BYTES_PER_HELPER * (self.helpers.len() + 1);
             if !crate::util::memory::can_allocate(needed) {
-                self.short_of = Some(n);
-                return Some(format!(
-                    "error: only {} of {} threads could be started (no room for another: its \
-                     data, {} KiB, and its stack, {} MiB); searching with {}",
-                    self.helpers.len() + 1,
-                    n + 1,
-                    ThreadData::HEAP_BYTES >> 10,
-                    HELPER_STACK_BYTES >> 20,
-                    self.helpers.len() + 1
-                ));
+                return self.fell_short(
+                    n,
+                    format!(
+                        "no room for another: its data, {} KiB, and its stack, {} MiB",
+                        ThreadData::HEAP_BYTES >> 10,
+                        HELPER_STACK_BYTES >> 20
+                    ),
+                );
             }
             let td = ThreadData::new();
             let (jobs, inbox) = mpsc::channel::<Work>();
@@ -190,30 +188,32 @@ impl Pool {
                     result,
                     thread,
                 }),
-                Err(e) => {
-                    self.short_of = Some(n);
-                    return Some(format!(
-                        "error: only {} of {} threads could be started ({e}); searching with {}",
-                        self.helpers.len() + 1,
-                        n + 1,
-                        self.helpers.len() + 1
-                    ));
-                }
+                Err(e) => return self.fell_short(n, e.to_string()),
             }
         }
         if fit < n {
-            self.short_of = Some(n);
-            return Some(format!(
-                "error: only {} of {} threads could be started (a thread's data takes {} KiB; \
-                 {} MiB of memory available); searching with {}",
-                fit + 1,
-                n + 1,
-                ThreadData::HEAP_BYTES >> 10,
-                available.unwrap_or(0) >> 20,
-                fit + 1
-            ));
+            return self.fell_short(
+                n,
+                format!(
+                    "a thread's data takes {} KiB; {} MiB of memory available",
+                    ThreadData::HEAP_BYTES >> 10,
+                    available.unwrap_or(0) >> 20
+                ),
+            );
         }
         None
+    }
+
+    /// The pool stays as it is, short of `n` helpers for the reason `why`: not tried again
+    /// for `n` (see `wants_resize`); the error line says how many threads search.
+    fn fell_short(&mut self, n: usize, why: String) -> Option<String> {
+        self.short_of = Some(n);
+        let threads = self.helpers.len() + 1;
+        Some(format!(
+            "error: only {threads} of {} threads could be started ({why}); searching with \
+             {threads}",
+            n + 1
+        ))
     }
 
     pub fn len(&self) -> usize {
