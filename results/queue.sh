@@ -78,22 +78,25 @@ job expplacebo8 -engine cmd=$S name=placebo option.SecondaryPlacebo=7 stderr=$Q/
 job exp8b -engine cmd=$S name=expected stderr=$Q/exp8b.stderr \
     -engine cmd=$S name=plain option.SecondarySearch=false \
     -each tc=8+0.08 $T1 -games 2000 -concurrency 2 -seed 1905 $O $ADJ
-# Issue 19: the check extension at 8+0.08, and the shipped form at a longer control.
+# Since exp8b (2026-12-03: exp8 + exp8b pooled, 3000 games, −3.2 ± 7.9) the engine ships with
+# `SecondarySearch false`; what follows measures S as it ships, with that option.
+P="option.SecondarySearch=false"
+# Issue 19: the check extension at 8+0.08, and the secondary search at a longer control.
 job checkext8 -engine cmd=$S name=checkext \
     -engine cmd=$S name=nocheckext option.CheckExtension=false \
-    -each tc=8+0.08 $T1 -games 1000 -concurrency 2 -seed 1902 $O $ADJ
+    -each tc=8+0.08 $T1 $P -games 1000 -concurrency 2 -seed 1902 $O $ADJ
 job sec40 -engine cmd=$S name=secondary stderr=$Q/sec40.stderr \
     -engine cmd=$S name=plain option.SecondarySearch=false \
     -each tc=40+0.4 $T1 -games 200 -concurrency 2 -seed 1903 $O $ADJ
 # Issue 20: zero-margin time safety. Threads 2 against 1 one game at a time; Threads 1 two at a time.
 job ts1-t2 -engine cmd=$S name=T2 option.Threads=2 -engine cmd=$S name=T1 option.Threads=1 \
-    -each tc=1+0.01 option.Hash=16 option.OwnBook=false -games 1000 -concurrency 1 -seed 2001 $O
+    -each tc=1+0.01 option.Hash=16 option.OwnBook=false $P -games 1000 -concurrency 1 -seed 2001 $O
 job ts1-c2 -engine cmd=$S name=A -engine cmd=$S name=B \
-    -each tc=1+0.01 $T1 -games 1000 -concurrency 2 -seed 2002 $O
+    -each tc=1+0.01 $T1 $P -games 1000 -concurrency 2 -seed 2002 $O
 job ts03-t2 -engine cmd=$S name=T2 option.Threads=2 -engine cmd=$S name=T1 option.Threads=1 \
-    -each tc=0.3+0.05 option.Hash=16 option.OwnBook=false -games 500 -concurrency 1 -seed 2003 $O
+    -each tc=0.3+0.05 option.Hash=16 option.OwnBook=false $P -games 500 -concurrency 1 -seed 2003 $O
 job ts03-c2 -engine cmd=$S name=A -engine cmd=$S name=B \
-    -each tc=0.3+0.05 $T1 -games 500 -concurrency 2 -seed 2004 $O
+    -each tc=0.3+0.05 $T1 $P -games 500 -concurrency 2 -seed 2004 $O
 # Issue 20: each fuzz target an hour (two at a time, one per core); the last lines of each log
 # (runs, cov, corpus) go into fuzz/README.md.
 fuzz_pair fen uci_move
