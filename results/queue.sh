@@ -101,7 +101,12 @@ job ts03-c2 -engine cmd=$S name=A -engine cmd=$S name=B \
 # (runs, cov, corpus) go into fuzz/README.md.
 fuzz_pair fen uci_move
 fuzz_pair polyglot network
+# Beside the last fuzz target (one core each): the moves the secondary search changed in exp8b,
+# judged as exp8's were.
+[ -e $Q/judge-exp8b.done ] || { ./scripts/secondary-judge $Q/exp8b.stderr --engine $S \
+    --nodes 3000000 --jobs 1 > $Q/judge-exp8b.txt 2>&1 && touch $Q/judge-exp8b.done; } &
 fuzz_pair uci_session
+wait
 # Issue 20: the soak, last, on the engine as it ships when the soak starts (not S: since db8086a
 # `go movetime` with one root move searches its whole time, and the check extension's verdict may
 # change the search). Freeze it first (results/README.md) and name it: SHIP=/work/m/brudno-<commit>.

@@ -772,8 +772,9 @@ fn secondary_off() -> SearchOptions {
 }
 
 #[test]
-fn secondary_search_is_on_by_default() {
-    assert!(SearchOptions::default().secondary_search);
+fn secondary_search_is_off_by_default() {
+    // Off since exp8b (README, "The secondary search"): the plain time manager ships.
+    assert!(!SearchOptions::default().secondary_search);
     assert_eq!(SearchOptions::default().secondary_placebo, 0);
 }
 

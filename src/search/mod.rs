@@ -117,7 +117,9 @@ impl Default for SearchOptions {
             quiescence: true,
             check_extension: true,
             singular_extensions: true,
-            secondary_search: true,
+            // Off since exp8b: 3000 games at 8+0.08 against the plain time manager,
+            // -3.2 ± 7.9 Elo (README, "The secondary search").
+            secondary_search: false,
             secondary_placebo: 0,
             strength_elo: None,
             evaluation: crate::eval::EvalChoice::default(),
