@@ -104,6 +104,10 @@ impl Evaluator {
         if unchanged {
             return;
         }
+        if let EvalChoice::Nnue(net) = choice {
+            // Before the old network's stack is taken: a panic here leaves all as it was.
+            NnueState::check(net);
+        }
         if let Some(old) = self.nnue.take() {
             self.spare_stack = Some(old.into_stack());
         }
@@ -213,5 +217,23 @@ mod tests {
             };
             assert_eq!(now, storage, "{}", choice.name());
         }
+    }
+
+    #[test]
+    fn a_network_that_cannot_run_is_refused_before_the_stack_changes_hands() {
+        let net = nnue::network::embedded();
+        let mut bad = (*net).clone();
+        bad.output_weights[0] = nnue::network::MAX_OUTPUT_WEIGHT + 1;
+        let mut e = Evaluator::new();
+        e.set_choice(&EvalChoice::Nnue(Arc::clone(&net)));
+        let storage = e.nnue.as_ref().unwrap().accumulator(0) as *const Accumulator;
+        let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            e.set_choice(&EvalChoice::Nnue(Arc::new(bad)))
+        }));
+        assert!(refused.is_err());
+        // The old network still runs, on the same storage.
+        let n = e.nnue.as_ref().expect("the old network kept");
+        assert!(Arc::ptr_eq(n.network(), &net));
+        assert_eq!(n.accumulator(0) as *const Accumulator, storage);
     }
 }

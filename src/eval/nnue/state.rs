@@ -67,13 +67,19 @@ impl NnueState {
     /// Panics as `with_backend` does, or if `stack` is not `STACK_PLIES` long.
     pub fn on_stack(net: Arc<Network>, simd: Backend, stack: Box<[Accumulator]>) -> NnueState {
         assert_eq!(stack.len(), STACK_PLIES);
+        NnueState::check(&net);
+        NnueState { net, simd, stack }
+    }
+
+    /// Panics if `net` cannot be run (an output weight outside the trained range): a caller
+    /// that gives up a stack for `net` checks first, so that a panic loses nothing.
+    pub fn check(net: &Network) {
         assert!(
             net.output_weights
                 .iter()
                 .all(|w| w.abs() <= MAX_OUTPUT_WEIGHT),
             "an output weight is outside ±{MAX_OUTPUT_WEIGHT}"
         );
-        NnueState { net, simd, stack }
     }
 
     /// The storage, for the next network.
