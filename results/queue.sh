@@ -10,7 +10,7 @@ cd "${TREE:-/work/main}"
 B=/work/m/brudno-470cf52
 # The expected-line form as first measured (7f7eb42).
 E=/work/m/brudno-7f7eb42
-# The engine as it ships: the expected-line form, and its placebo (981a1e0).
+# The engine as it shipped until exp8b: the expected-line form on, and its placebo (981a1e0).
 S=/work/m/brudno-981a1e0
 Q=/work/q
 # One queue at a time: a second copy would play its jobs on the same two cores as the first
@@ -98,13 +98,13 @@ job ts03-c2 -engine cmd=$S name=A -engine cmd=$S name=B \
 # (runs, cov, corpus) go into fuzz/README.md.
 fuzz_pair fen uci_move
 fuzz_pair polyglot network
-# Beside the last fuzz target (one core each): the moves the secondary search changed in exp8b,
-# judged as exp8's were.
+# Beside the last fuzz target (one core each): the moves the secondary search changed in exp8b
+# (games 77–2000: the log of the first 76 was lost with a machine), judged as exp8's were.
 [ -e $Q/judge-exp8b.done ] || { ./scripts/secondary-judge $Q/exp8b.stderr --engine $S \
     --nodes 3000000 --jobs 1 > $Q/judge-exp8b.txt 2>&1 && touch $Q/judge-exp8b.done; } &
 fuzz_pair uci_session
 wait
-# Issue 20: the soak, last, on the engine as it ships when the soak starts (not S: since db8086a
+# Issue 20: the soak, issue 20's last job, on the engine as it ships when the soak starts (not S: since db8086a
 # `go movetime` with one root move searches its whole time, and the check extension's verdict may
 # change the search). Freeze it first (results/README.md) and name it: SHIP=/work/m/brudno-<commit>.
 if [ ! -e $Q/soak.done ]; then

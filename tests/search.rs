@@ -713,16 +713,16 @@ fn nodes_to_depth(options: &SearchOptions, depth: u32) -> u64 {
 #[test]
 fn every_switch_changes_the_search_and_stays_deterministic() {
     let depth = 7;
-    let all_on = nodes_to_depth(&SearchOptions::default(), depth);
+    let defaults = nodes_to_depth(&SearchOptions::default(), depth);
     for (name, options) in one_off() {
         // Singular extensions start at depth 8.
-        let (depth, all_on) = match name {
+        let (depth, defaults) = match name {
             "SingularExtensions" => (10, nodes_to_depth(&SearchOptions::default(), 10)),
-            _ => (depth, all_on),
+            _ => (depth, defaults),
         };
         let a = nodes_to_depth(&options, depth);
-        eprintln!("{name}: {a} nodes (all on: {all_on})");
-        assert_ne!(a, all_on, "{name} made no difference");
+        eprintln!("{name}: {a} nodes (the defaults: {defaults})");
+        assert_ne!(a, defaults, "{name} made no difference");
         assert_eq!(
             a,
             nodes_to_depth(&options, depth),
