@@ -333,7 +333,9 @@ impl Worker<'_> {
 
             // Step 12. Check extension (CheckExtension): a check may be the start of a
             // combination the horizon would cut in half. Bounded so lines cannot explode.
-            // +10 ± 40 Elo: no clear gain in games yet (WAC 274 with, 272 without).
+            // Off by default: at 8+0.08 it cost 30.3 ± 13.8 Elo (1000 games, checkext8; it
+            // had shown +10 ± 40 in 200 games at 1+0.01). Here for the ablation and for
+            // whoever finds a form that pays (a check that loses material, say, not extended).
             if extension == 0
                 && self.switches.check_extension
                 && gives_check
