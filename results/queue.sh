@@ -89,15 +89,19 @@ job checkext8 -engine cmd=$S name=checkext \
 # issue 20's jobs play the engine as it ships from then: SHIP=/work/m/brudno-<commit>, frozen
 # as results/README.md says (its table names the commit). Without SHIP they are skipped.
 SHIP=${SHIP:-}
+# Each shipping binary gets its own series and soak (names end in its commit): a fix to the
+# engine means a new binary, and its jobs start afresh (2026-12-03: c05165b's soak lost on time
+# at 0.05 s a move with pondering; its series and soak journals stay under their names).
+V=${SHIP##*/brudno-}
 if [ -x "$SHIP" ]; then
 # Issue 20: zero-margin time safety. Threads 2 against 1 one game at a time; Threads 1 two at a time.
-job ts1-t2 -engine cmd=$SHIP name=T2 option.Threads=2 -engine cmd=$SHIP name=T1 option.Threads=1 \
+job ts1-t2-$V -engine cmd=$SHIP name=T2 option.Threads=2 -engine cmd=$SHIP name=T1 option.Threads=1 \
     -each tc=1+0.01 option.Hash=16 option.OwnBook=false -games 1000 -concurrency 1 -seed 2001 $O
-job ts1-c2 -engine cmd=$SHIP name=A -engine cmd=$SHIP name=B \
+job ts1-c2-$V -engine cmd=$SHIP name=A -engine cmd=$SHIP name=B \
     -each tc=1+0.01 $T1 -games 1000 -concurrency 2 -seed 2002 $O
-job ts03-t2 -engine cmd=$SHIP name=T2 option.Threads=2 -engine cmd=$SHIP name=T1 option.Threads=1 \
+job ts03-t2-$V -engine cmd=$SHIP name=T2 option.Threads=2 -engine cmd=$SHIP name=T1 option.Threads=1 \
     -each tc=0.3+0.05 option.Hash=16 option.OwnBook=false -games 500 -concurrency 1 -seed 2003 $O
-job ts03-c2 -engine cmd=$SHIP name=A -engine cmd=$SHIP name=B \
+job ts03-c2-$V -engine cmd=$SHIP name=A -engine cmd=$SHIP name=B \
     -each tc=0.3+0.05 $T1 -games 500 -concurrency 2 -seed 2004 $O
 else
     echo "issue 20's jobs: no shipping binary frozen (SHIP=/work/m/brudno-<commit>)" >&2
@@ -113,11 +117,11 @@ fuzz_pair polyglot network
 fuzz_pair uci_session
 wait
 # Issue 20: the soak, issue 20's last job, on the engine as it ships (SHIP, above).
-if [ ! -e $Q/soak.done ]; then
+if [ ! -e $Q/soak-$V.done ]; then
     if [ -x "${SHIP:-}" ]; then
         ./scripts/soak -engine "$SHIP" -games 10000 -batch 20 -concurrency 2 -timemargin 0 \
-            -seed 2020 -openings /work/m/openings/8moves_v3_half.pgn -journal $Q/soak.jsonl \
-            -pgnout $Q/soak.pgn -quiet > $Q/soak.log 2>&1 && touch $Q/soak.done
+            -seed 2020 -openings /work/m/openings/8moves_v3_half.pgn -journal $Q/soak-$V.jsonl \
+            -pgnout $Q/soak-$V.pgn -quiet > $Q/soak-$V.log 2>&1 && touch $Q/soak-$V.done
     else
         echo "soak: no shipping binary frozen (SHIP=/work/m/brudno-<commit>)" >&2
     fi
