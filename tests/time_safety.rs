@@ -1,12 +1,58 @@
 //! Time safety through the binary: with 30 ms on the clock and no increment, and with
-//! `movestogo 1`, the move comes back before the clock would run out. Its own test binary, so
-//! that no other test of ours competes for the CPU while it measures.
+//! `movestogo 1`, the move comes back before the clock would run out; on a crowded machine
+//! the engine keeps its delays in hand and ponders politely. Its own test binary, so that no
+//! other test of ours competes for the CPU while it measures; its tests take turns.
 
 mod uci_harness;
 
 use brudno::chess::Position;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use uci_harness::{bestmove_of, Gui};
+
+/// The tests of this file run one at a time: one of them crowds the machine on purpose.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// Busy threads, three for each core, until dropped: a machine with more work than cores,
+/// as a tournament with pondering and two games at a time on two cores makes it.
+struct Crowd {
+    stop: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Crowd {
+    const PER_CORE: usize = 3;
+
+    fn cores() -> usize {
+        std::thread::available_parallelism().map_or(2, |n| n.get())
+    }
+
+    fn start() -> Crowd {
+        let stop = Arc::new(AtomicBool::new(false));
+        let threads = (0..Self::PER_CORE * Self::cores())
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        std::hint::spin_loop();
+                    }
+                })
+            })
+            .collect();
+        Crowd { stop, threads }
+    }
+}
+
+impl Drop for Crowd {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
 
 /// Middlegames and endgames with many legal moves and tactics (slow nodes, deep quiescence).
 const FENS: [&str; 6] = [
@@ -65,6 +111,111 @@ fn check(threads: u32) {
 
 #[test]
 fn moves_come_back_before_the_clock_runs_out() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     check(1);
     check(2);
+}
+
+/// The `N` of "info string N ms kept in hand …" (debug mode), if the search said it.
+fn kept_in_hand(lines: &[String]) -> Option<u64> {
+    lines.iter().find_map(|l| {
+        let rest = l.strip_prefix("info string ")?;
+        let (ms, tail) = rest.split_once(" ms kept in hand")?;
+        let _ = tail;
+        ms.parse().ok()
+    })
+}
+
+/// On a crowded machine a search can lose its core just before its deadline, and the GUI
+/// waits for one before it reads the `bestmove`: the engine measures both (its reader's and
+/// its search thread's waits for a core) and keeps them in hand.
+#[test]
+#[cfg(target_os = "linux")]
+fn on_a_crowded_machine_the_engine_keeps_its_delays_in_hand() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut gui = Gui::start();
+    gui.send("setoption name OwnBook value false");
+    gui.send("debug on");
+    gui.sync();
+    let crowd = Crowd::start();
+    let mut kept = Vec::new();
+    for fen in FENS {
+        gui.send(&format!("position fen {fen}"));
+        gui.send("go movetime 150");
+        let lines = gui.until("bestmove");
+        let pos = Position::from_fen(fen).unwrap();
+        let mv = bestmove_of(&lines);
+        assert!(pos.parse_uci_move(&mv).is_some(), "{fen}: {mv}");
+        kept.push(kept_in_hand(&lines).unwrap_or(0));
+    }
+    drop(crowd);
+    eprintln!("kept in hand on a crowded machine, ms: {kept:?}");
+    // The first search has nothing measured yet but the lines before it; every later one
+    // follows a search that lost its core again and again.
+    assert!(
+        kept[1..].iter().all(|&ms| ms >= 1),
+        "{kept:?}: a search after a crowded one keeps nothing in hand"
+    );
+    // Never more than three quarters of the movetime less `Move Overhead` (10 ms).
+    assert!(kept.iter().all(|&ms| ms <= 105), "{kept:?}");
+}
+
+/// Milliseconds on a core of every thread of process `pid` (Linux: each thread's
+/// `schedstat`, nanoseconds).
+#[cfg(target_os = "linux")]
+fn cpu_time(pid: u32) -> Duration {
+    let mut total = 0u64;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+    {
+        if let Ok(text) = std::fs::read_to_string(task.path().join("schedstat")) {
+            total += text
+                .split_whitespace()
+                .next()
+                .and_then(|ns| ns.parse::<u64>().ok())
+                .unwrap_or(0);
+        }
+    }
+    Duration::from_nanos(total)
+}
+
+/// Pondering guesses on the opponent's time: on a crowded machine it must not take a fair
+/// share of the cores from the searches whose clocks run. Alone, a pondering thread among
+/// `3 × cores` busy ones would get `cores / (3 × cores + 1)` of the time; it takes well under
+/// that — and still answers the `stop` with a legal move.
+#[test]
+#[cfg(target_os = "linux")]
+fn pondering_gives_way_on_a_crowded_machine() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut gui = Gui::start();
+    gui.send("setoption name OwnBook value false");
+    gui.send("setoption name Ponder value true");
+    gui.send("position startpos moves e2e4");
+    gui.sync();
+    let crowd = Crowd::start();
+    std::thread::sleep(Duration::from_millis(200));
+    let (cpu0, wall0) = (cpu_time(gui.pid()), Instant::now());
+    gui.send("go ponder wtime 60000 btime 60000");
+    std::thread::sleep(Duration::from_millis(2000));
+    let (cpu, wall) = (cpu_time(gui.pid()) - cpu0, wall0.elapsed());
+    drop(crowd);
+    gui.send("stop");
+    let lines = gui.until("bestmove");
+    let pos = Position::startpos();
+    let pos = pos.after(pos.parse_uci_move("e2e4").unwrap());
+    assert!(
+        pos.parse_uci_move(&bestmove_of(&lines)).is_some(),
+        "{lines:?}"
+    );
+    let cores = Crowd::cores() as f64;
+    let fair = wall.as_secs_f64() * cores / (Crowd::PER_CORE as f64 * cores + 1.0);
+    eprintln!(
+        "pondering on a crowded machine: {cpu:?} on a core in {wall:?} (a fair share: {fair:.2} s)"
+    );
+    assert!(
+        cpu.as_secs_f64() < 0.75 * fair,
+        "pondering took {cpu:?} of {wall:?} beside {} busy threads (a fair share: {fair:.2} s)",
+        Crowd::PER_CORE * Crowd::cores()
+    );
 }

@@ -63,6 +63,7 @@ fn fallback_result(root: &Position, shown_best: Option<Move>) -> SearchResult {
         nodes: 0,
         pv: best.into_iter().collect(),
         surprise_depth: 0,
+        longest_stall: Duration::ZERO,
     }
 }
 
@@ -304,6 +305,7 @@ impl Engine {
                 nodes: 0,
                 pv: vec![b.mv],
                 surprise_depth: 0,
+                longest_stall: Duration::ZERO,
             });
             return;
         }

@@ -12,6 +12,8 @@ use super::worker::Worker;
 use super::{Bound, Limits, LineInfo, SearchEvent, SearchOptions, SearchResult};
 use crate::chess::legality::is_legal;
 use crate::chess::{Move, MoveKind, Position};
+use crate::util::sched::StallWatch;
+use std::time::Duration;
 
 pub struct RootMove {
     pub mv: Move,
@@ -105,6 +107,19 @@ impl Deepening<'_, '_, '_> {
             self.worker.count_time_from(at);
         }
         self.worker.publish_deadline();
+        // The main thread of a `movetime` search watches its waits for a core (for the next
+        // movetimes' reserve); every pondering thread does, to ponder politely. A search under
+        // a game clock does not: it keeps nothing for them (`time::budget`), and without the
+        // watch it runs exactly as before the watch existed.
+        if (limits.movetime.is_some() && self.helper_id == 0) || self.worker.pondering {
+            self.worker.stall_watch = StallWatch::of_this_thread();
+        }
+        if self.helper_id == 0 && limits.movetime.is_some() && limits.machine_delay_ms > 0 {
+            (self.report)(SearchEvent::Debug(format!(
+                "{} ms kept in hand for this machine's delays (its recent waits for a core)",
+                limits.machine_delay_ms
+            )));
+        }
         self.worker.node_limit = limits.nodes.unwrap_or(u64::MAX).max(1);
         let max_depth = limits.depth.map_or(MAX_PLY as i32 - 2, |d| {
             d.clamp(1, MAX_PLY as u32 - 2) as i32
@@ -302,6 +317,20 @@ impl Deepening<'_, '_, '_> {
         } else {
             best.prev_score
         };
+        if let Some(b) = self
+            .worker
+            .budget
+            .filter(|_| self.helper_id == 0 && !self.worker.pondering)
+        {
+            log::debug!(
+                target: "time",
+                "answered at {} ms of {} on the clock ({} ms kept for the machine's delays); longest wait for a core {:?}",
+                self.worker.clock_ms(),
+                b.hard_ms,
+                limits.machine_delay_ms,
+                self.worker.stall_watch.as_ref().map_or(Duration::ZERO, |w| w.longest()),
+            );
+        }
         SearchResult {
             best: Some(best.mv),
             ponder,
@@ -310,6 +339,11 @@ impl Deepening<'_, '_, '_> {
             nodes: self.worker.total_nodes(),
             pv,
             surprise_depth,
+            longest_stall: self
+                .worker
+                .stall_watch
+                .as_ref()
+                .map_or(Duration::ZERO, |w| w.longest()),
         }
     }
 

@@ -23,7 +23,7 @@ use crate::chess::{Move, Position};
 use iterate::Deepening;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use thread::ThreadData;
 use tt::TranspositionTable;
 use worker::Worker;
@@ -52,6 +52,11 @@ pub struct Limits {
     /// When the `go` was read: the clock runs from then, not from when the search thread
     /// got going (on a loaded machine that can be many milliseconds later). None: now.
     pub received: Option<Instant>,
+    /// How late an answer may come on this machine now (ms), kept in hand beside `Move
+    /// Overhead` by a `movetime` search (a game clock has its own reserve): the search thread may lose its core just before its deadline
+    /// (as long as its recent longest stall) and the runner that reads the `bestmove` may
+    /// wait for one (as long as our reader's recent worst wait). 0 on an idle machine.
+    pub machine_delay_ms: u64,
 }
 
 /// Settings that come from UCI options rather than from `go`.
@@ -242,6 +247,9 @@ pub struct SearchResult {
     /// The depth at which the secondary search found a surprise (0: none): a helper's
     /// result replaces this one only when it is deeper than that too.
     pub surprise_depth: u32,
+    /// The longest the main search thread waited for a core in one go (`StallWatch`; zero
+    /// when not watched: no clock, or no kernel support).
+    pub longest_stall: Duration,
 }
 
 /// Shared between the searching thread and the protocol thread (and, for the helpers,
@@ -414,6 +422,7 @@ impl Searcher {
                 nodes: 0,
                 pv: Vec::new(),
                 surprise_depth: 0,
+                longest_stall: Duration::ZERO,
             };
         }
         // A limited strength: a node budget, one thread, and a choice among the best lines.
@@ -449,6 +458,8 @@ impl Searcher {
         }
         let multipv = options.multipv.clamp(1, moves.len());
         let helpers = Arc::new(SearchControl::new());
+        // Helpers ponder too, and as politely (`Worker::ponder_politely`), until the ponderhit.
+        helpers.set_pondering(control.pondering());
         // The helpers stop however this search ends, a panic included (the engine then
         // clears the tables, which waits for them).
         let _stop_helpers = StopOnDrop(&helpers);

@@ -392,6 +392,8 @@ pub fn choose(
     report: &mut dyn FnMut(SearchEvent),
 ) -> SearchResult {
     let nodes = worker.total_nodes();
+    // The stall is the main thread's, whichever thread's move is played.
+    let longest_stall = main.longest_stall;
     let mut best = main;
     let mut from_helper = false;
     if multipv == 1 {
@@ -406,6 +408,7 @@ pub fn choose(
         }
     }
     best.nodes = nodes;
+    best.longest_stall = longest_stall;
     if from_helper {
         if let Some(score) = best.score {
             report(SearchEvent::Line(LineInfo {
@@ -428,6 +431,7 @@ pub fn choose(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn helpers_beyond_the_memory_are_not_started() {
@@ -455,6 +459,7 @@ mod tests {
             nodes: 1,
             pv: Vec::new(),
             surprise_depth: 0,
+            longest_stall: Duration::ZERO,
         };
         *pool.helpers[0].result.lock().unwrap() = Some((1, stale.clone()));
         assert!(pool.finished_results().is_empty());

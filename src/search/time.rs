@@ -28,8 +28,13 @@ pub fn budget(limits: &Limits, side: Color, overhead_ms: u64) -> Option<TimeBudg
     }
     let overhead = overhead_ms as i64;
     if let Some(mt) = limits.movetime {
-        // A fixed time per move: use it all, less the overhead, but at least a millisecond.
-        let t = (mt.max(0) - overhead).max(1) as u64;
+        // A fixed time per move: use it all, less the overhead and how late an answer may
+        // come on this machine now (never more than three quarters of it), but at least a
+        // millisecond. A game clock keeps a reserve for the machine's delays (below); a
+        // movetime has none.
+        let machine_delay = limits.machine_delay_ms.min(i64::MAX as u64) as i64;
+        let usable = mt.max(0) - overhead;
+        let t = (usable - machine_delay.min(usable * 3 / 4)).max(1) as u64;
         return Some(TimeBudget {
             soft_ms: t,
             hard_ms: t,
@@ -56,6 +61,9 @@ pub fn budget(limits: &Limits, side: Color, overhead_ms: u64) -> Option<TimeBudg
     // whole share when the GUI counts moves to the control.
     // With `movestogo 1` the clock is refilled after this move, so most of it may go, but
     // 10% (at least 20 ms) stays in hand against a loaded machine's late wake-ups.
+    // (The machine's measured delays are not subtracted here: the reserve above and the 20%
+    // kept back absorb them, and forms that counted them under a clock scored below the
+    // engine before them at 1+0.01 — README, "The fix".)
     let max_share = if mtg == 1 {
         avail - (avail / 10).max(20)
     } else {
@@ -134,6 +142,30 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(budget(&l, Color::White, 10).unwrap().hard_ms, 1);
+    }
+
+    #[test]
+    fn a_movetime_keeps_the_machines_recent_delay_in_hand_up_to_three_quarters() {
+        let movetime = |machine_delay_ms| Limits {
+            movetime: Some(50),
+            machine_delay_ms,
+            ..Default::default()
+        };
+        let hard = |l: &Limits| budget(l, Color::White, 10).unwrap().hard_ms;
+        assert_eq!(hard(&movetime(0)), 40);
+        assert_eq!(hard(&movetime(12)), 28);
+        assert_eq!(hard(&movetime(500)), 10);
+        // A game clock has its own reserve.
+        for time in [172, 1000, 60_000] {
+            let clock = |machine_delay_ms| Limits {
+                machine_delay_ms,
+                ..clock(time, 50, None)
+            };
+            assert_eq!(
+                budget(&clock(12), Color::White, 10),
+                budget(&clock(0), Color::White, 10)
+            );
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ use super::tt::TranspositionTable;
 use super::{SearchControl, SearchOptions, TablebaseProbing};
 use crate::chess::legality::insufficient_material;
 use crate::chess::{Move, Position};
+use crate::util::sched::StallWatch;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -87,7 +88,22 @@ pub struct Worker<'a> {
     /// Fault injection for the robustness tests: panic once this many nodes are searched
     /// (environment variable `BRUDNO_FAULT_PANIC_AFTER_NODES`; never set in play).
     pub panic_after_nodes: u64,
+    /// The main thread of a `movetime` search, and every pondering thread: how long it loses
+    /// its core (see `StallWatch`).
+    pub stall_watch: Option<StallWatch>,
+    /// Pondering on a crowded machine: until when it counts as crowded, and since when this
+    /// thread has been awake (`ponder_politely`).
+    crowded_until: Option<Instant>,
+    awake_since: Instant,
 }
+
+/// A wait for a core this long tells a pondering thread that the machine is crowded
+/// (`Worker::ponder_politely`), for this long after.
+const CROWDED: std::time::Duration = std::time::Duration::from_millis(1);
+const CROWDED_FOR: std::time::Duration = std::time::Duration::from_millis(50);
+/// While crowded, the pondering thread runs this long, then sleeps `PONDER_OFF_MS`.
+const PONDER_ON: std::time::Duration = std::time::Duration::from_millis(2);
+const PONDER_OFF_MS: u32 = 8;
 
 impl<'a> Worker<'a> {
     pub fn new(
@@ -118,6 +134,9 @@ impl<'a> Worker<'a> {
             tablebases: None,
             tbhits: 0,
             shared_nodes: None,
+            stall_watch: None,
+            crowded_until: None,
+            awake_since: now,
             is_helper: false,
             published_nodes: 0,
             helper_control: None,
@@ -188,6 +207,9 @@ impl<'a> Worker<'a> {
             .control
             .ponderhit_at()
             .map_or(now, |at| at.clamp(self.start, now));
+        if let Some(helpers) = self.helper_control {
+            helpers.set_pondering(false);
+        }
         self.publish_deadline();
         if self.ponderhit_due() {
             self.stopped = true;
@@ -234,6 +256,13 @@ impl<'a> Worker<'a> {
         if self.pondering && !self.control.pondering() {
             self.on_ponderhit();
         }
+        if let Some(watch) = &mut self.stall_watch {
+            let now = Instant::now();
+            let stall = watch.poll(now);
+            if self.pondering {
+                self.ponder_politely(now, stall);
+            }
+        }
         if !self.depth1_done {
             return;
         }
@@ -243,6 +272,36 @@ impl<'a> Worker<'a> {
         if self.past_hard_limit() {
             self.stopped = true;
         }
+    }
+
+    /// Pondering is a guess made on the opponent's time. On a machine with more busy threads
+    /// than cores it would take a core from a search whose clock runs (the opponent's, or
+    /// another game's), and every answer there comes late. So once a pondering thread has
+    /// had to wait for a core, it ponders only a fifth of the time for the next 50 ms (2 ms
+    /// on, 8 ms asleep), and again each time it waits. Where a core is free it never waits
+    /// and ponders at full speed; `ponderhit` and `stop` are seen within a millisecond.
+    #[cold]
+    fn ponder_politely(&mut self, now: Instant, stall: std::time::Duration) {
+        if stall >= CROWDED {
+            self.crowded_until = Some(now + CROWDED_FOR);
+        }
+        let Some(until) = self.crowded_until else {
+            return;
+        };
+        if now >= until {
+            self.crowded_until = None;
+            return;
+        }
+        if now.duration_since(self.awake_since) < PONDER_ON {
+            return;
+        }
+        for _ in 0..PONDER_OFF_MS {
+            if self.control.stop_requested() || !self.control.pondering() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        self.awake_since = Instant::now();
     }
 
     #[inline(always)]

@@ -213,6 +213,7 @@ pub fn option_line(spec: &OptionSpec) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn wdl_sums_to_a_thousand_and_is_monotonic() {
@@ -242,6 +243,7 @@ mod tests {
             nodes: 0,
             pv: Vec::new(),
             surprise_depth: 0,
+            longest_stall: Duration::ZERO,
         };
         assert_eq!(bestmove(&mated, &r, Style::default()), "bestmove (none)");
     }
@@ -258,6 +260,7 @@ mod tests {
             nodes: 1,
             pv: vec![castle],
             surprise_depth: 0,
+            longest_stall: Duration::ZERO,
         };
         assert_eq!(bestmove(&pos, &r, Style::default()), "bestmove e1g1");
         let style = Style {

@@ -3,5 +3,6 @@
 pub mod files;
 pub mod memory;
 pub mod rng;
+pub mod sched;
 
 pub use rng::Rng;
