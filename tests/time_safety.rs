@@ -120,8 +120,7 @@ fn moves_come_back_before_the_clock_runs_out() {
 fn kept_in_hand(lines: &[String]) -> Option<u64> {
     lines.iter().find_map(|l| {
         let rest = l.strip_prefix("info string ")?;
-        let (ms, tail) = rest.split_once(" ms kept in hand")?;
-        let _ = tail;
+        let (ms, _) = rest.split_once(" ms kept in hand")?;
         ms.parse().ok()
     })
 }

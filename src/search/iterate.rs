@@ -13,7 +13,6 @@ use super::{Bound, Limits, LineInfo, SearchEvent, SearchOptions, SearchResult};
 use crate::chess::legality::is_legal;
 use crate::chess::{Move, MoveKind, Position};
 use crate::util::sched::StallWatch;
-use std::time::Duration;
 
 pub struct RootMove {
     pub mv: Move,
@@ -328,7 +327,7 @@ impl Deepening<'_, '_, '_> {
                 self.worker.clock_ms(),
                 b.hard_ms,
                 limits.machine_delay_ms,
-                self.worker.stall_watch.as_ref().map_or(Duration::ZERO, |w| w.longest()),
+                self.worker.longest_stall(),
             );
         }
         SearchResult {
@@ -339,11 +338,7 @@ impl Deepening<'_, '_, '_> {
             nodes: self.worker.total_nodes(),
             pv,
             surprise_depth,
-            longest_stall: self
-                .worker
-                .stall_watch
-                .as_ref()
-                .map_or(Duration::ZERO, |w| w.longest()),
+            longest_stall: self.worker.longest_stall(),
         }
     }
 

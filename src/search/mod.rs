@@ -53,9 +53,10 @@ pub struct Limits {
     /// got going (on a loaded machine that can be many milliseconds later). None: now.
     pub received: Option<Instant>,
     /// How late an answer may come on this machine now (ms), kept in hand beside `Move
-    /// Overhead` by a `movetime` search (a game clock has its own reserve): the search thread may lose its core just before its deadline
-    /// (as long as its recent longest stall) and the runner that reads the `bestmove` may
-    /// wait for one (as long as our reader's recent worst wait). 0 on an idle machine.
+    /// Overhead` by a `movetime` search (a game clock has its own reserve): the search
+    /// thread may lose its core just before its deadline (as long as its recent longest
+    /// stall) and the runner that reads the `bestmove` may wait for one (as long as our
+    /// reader's recent worst wait). 0 on an idle machine.
     pub machine_delay_ms: u64,
 }
 
@@ -248,7 +249,7 @@ pub struct SearchResult {
     /// result replaces this one only when it is deeper than that too.
     pub surprise_depth: u32,
     /// The longest the main search thread waited for a core in one go (`StallWatch`; zero
-    /// when not watched: no clock, or no kernel support).
+    /// when not watched: no `movetime` and no pondering, or no kernel support).
     pub longest_stall: Duration,
 }
 

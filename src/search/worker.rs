@@ -274,6 +274,13 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// The longest this thread waited for a core in one go (zero when not watched).
+    pub fn longest_stall(&self) -> std::time::Duration {
+        self.stall_watch
+            .as_ref()
+            .map_or(std::time::Duration::ZERO, |w| w.longest())
+    }
+
     /// Pondering is a guess made on the opponent's time. On a machine with more busy threads
     /// than cores it would take a core from a search whose clock runs (the opponent's, or
     /// another game's), and every answer there comes late. So once a pondering thread has

@@ -60,9 +60,9 @@ impl Arrival {
     /// start, so it runs from when the line arrived; under a game clock from when it was
     /// read, as the time manager has always counted (its plan is redone at every move from
     /// the clock the GUI sends, and the clock's reserve absorbs the delays). A form that
-    /// counted the wait under a clock too
-    /// scored −13.9 ± 20.3 and −22.0 ± 20.5 against the engine before it (two runs of 600
-    /// games at 1+0.01, two games on the two cores, 2026-12-03), neither side losing on time.
+    /// counted the wait under a clock too scored −13.9 ± 20.3 and −22.0 ± 20.5 against the
+    /// engine before it (two runs of 600 games at 1+0.01, two games on the two cores,
+    /// 2026-12-03), neither side losing on time.
     fn clock_start(&self, movetime: bool) -> Instant {
         if movetime {
             self.read_at

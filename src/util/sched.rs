@@ -16,14 +16,11 @@ pub struct RunQueueWait {
 }
 
 impl RunQueueWait {
-    /// The clock of the thread that calls this (none where the kernel does not tell).
+    /// The clock of the thread that calls this (it reads nothing where the kernel does not
+    /// tell).
     pub fn of_this_thread() -> RunQueueWait {
-        let file = File::open("/proc/thread-self/schedstat").ok();
-        let clock = RunQueueWait { file };
-        if clock.total().is_some() {
-            clock
-        } else {
-            RunQueueWait { file: None }
+        RunQueueWait {
+            file: File::open("/proc/thread-self/schedstat").ok(),
         }
     }
 
@@ -141,25 +138,46 @@ mod tests {
         assert_eq!(parse_run_delay("x 1 2"), None);
     }
 
+    fn spin(d: Duration) {
+        let end = Instant::now() + d;
+        while Instant::now() < end {
+            std::hint::spin_loop();
+        }
+    }
+
+    /// Three busy threads per core for `d`.
+    fn crowd(d: Duration) -> Vec<std::thread::JoinHandle<()>> {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        (0..3 * cores)
+            .map(|_| std::thread::spawn(move || spin(d)))
+            .collect()
+    }
+
+    /// The longest stall a thread sees polling every 100 µs for `d`, as a search would.
+    fn longest_stall_while_polling(d: Duration) -> Duration {
+        std::thread::spawn(move || {
+            let mut watch = StallWatch::of_this_thread().unwrap();
+            let end = Instant::now() + d;
+            while Instant::now() < end {
+                spin(Duration::from_micros(100));
+                watch.poll(Instant::now());
+            }
+            watch.longest()
+        })
+        .join()
+        .unwrap()
+    }
+
     #[test]
     #[cfg(target_os = "linux")]
     fn a_thread_that_spins_beside_busy_threads_waits() {
-        // Three busy threads per core for a while: the measured one must have waited for a
-        // core some of the time (the kernel shares the cores fairly).
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let spin = |ms| {
-            let end = std::time::Instant::now() + Duration::from_millis(ms);
-            while std::time::Instant::now() < end {
-                std::hint::spin_loop();
-            }
-        };
-        let others: Vec<_> = (0..3 * cores)
-            .map(|_| std::thread::spawn(move || spin(400)))
-            .collect();
-        let measured = std::thread::spawn(move || {
+        // The measured one must have waited for a core some of the time (the kernel shares
+        // the cores fairly).
+        let others = crowd(Duration::from_millis(400));
+        let measured = std::thread::spawn(|| {
             let clock = RunQueueWait::of_this_thread();
             let before = clock.total();
-            spin(300);
+            spin(Duration::from_millis(300));
             clock.total().zip(before).map(|(a, b)| a - b)
         })
         .join()
@@ -174,39 +192,9 @@ mod tests {
     #[test]
     #[cfg(target_os = "linux")]
     fn a_search_thread_that_loses_its_core_sees_the_stall() {
-        // Polls every 100 µs, as a search would, beside three busy threads per core.
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let spin = |d: Duration| {
-            let end = Instant::now() + d;
-            while Instant::now() < end {
-                std::hint::spin_loop();
-            }
-        };
-        let watch_alone = std::thread::spawn(move || {
-            let mut watch = StallWatch::of_this_thread().unwrap();
-            let end = Instant::now() + Duration::from_millis(100);
-            while Instant::now() < end {
-                spin(Duration::from_micros(100));
-                watch.poll(Instant::now());
-            }
-            watch.longest()
-        })
-        .join()
-        .unwrap();
-        let others: Vec<_> = (0..3 * cores)
-            .map(|_| std::thread::spawn(move || spin(Duration::from_millis(600))))
-            .collect();
-        let watch_crowded = std::thread::spawn(move || {
-            let mut watch = StallWatch::of_this_thread().unwrap();
-            let end = Instant::now() + Duration::from_millis(400);
-            while Instant::now() < end {
-                spin(Duration::from_micros(100));
-                watch.poll(Instant::now());
-            }
-            watch.longest()
-        })
-        .join()
-        .unwrap();
+        let watch_alone = longest_stall_while_polling(Duration::from_millis(100));
+        let others = crowd(Duration::from_millis(600));
+        let watch_crowded = longest_stall_while_polling(Duration::from_millis(400));
         for t in others {
             t.join().unwrap();
         }
