@@ -49,6 +49,14 @@ SHIP=${SHIP:-}
 # at 0.05 s a move with pondering; its series and soak journals stay under their names).
 V=${SHIP##*/brudno-}
 if [ -x "$SHIP" ]; then
+# Issue 20: the fix for crowded machines (e95a15c) against the engine before it under a game
+# clock, both orders (600 games each, declared before they started; the earlier 1,200 games of
+# seeds 2104/2105 leaned negative, -14 +/- 15 pooled). BASE: cfb1210's build (results/README.md).
+BASE=${BASE:-/work/m/brudno-base}
+job nonreg-a-$V -engine cmd=$SHIP name=fix -engine cmd=$BASE name=base \
+    -each tc=1+0.01 $T1 -games 600 -concurrency 2 -seed 2107 $O $ADJ
+job nonreg-b-$V -engine cmd=$BASE name=base -engine cmd=$SHIP name=fix \
+    -each tc=1+0.01 $T1 -games 600 -concurrency 2 -seed 2108 $O $ADJ
 # Issue 20: zero-margin time safety. Threads 2 against 1 one game at a time; Threads 1 two at a time.
 job ts1-t2-$V -engine cmd=$SHIP name=T2 option.Threads=2 -engine cmd=$SHIP name=T1 option.Threads=1 \
     -each tc=1+0.01 option.Hash=16 option.OwnBook=false -games 1000 -concurrency 1 -seed 2001 $O

@@ -18,11 +18,21 @@ import re
 import shlex
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 
 import chess
+
+# The runner is the judge of every move's time, and a thread here that has a line to stamp
+# must first take Python's interpreter lock. By default a thread holding it keeps it for up to
+# 5 ms while another waits: with two games in one process (their info-line parsing, python-chess
+# checking each move) that wait was charged to the engines' clocks. 2026-12-03, Brudno with
+# pondering at 0.05 s a move against Phalanx, two games at a time, seeds 77 and 79: with the
+# default, Phalanx lost 14 and 12 games in 200 on time and Brudno 5 and 5; with the lock handed
+# over after 0.5 ms, Phalanx 3 and 7, Brudno 0 and 0 (results/README.md).
+sys.setswitchinterval(0.0005)
 
 EOF_MARK = object()
 _LIVE = set()          # every engine process started and not yet reaped, killed at exit
