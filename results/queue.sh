@@ -15,6 +15,10 @@ flock -n 9 || { echo "queue: another copy is running (lock $Q/queue.lock)" >&2; 
 # What every match needs; without it each job would fail at once and the queue fall through to
 # the fuzzers and the soak.
 python3 -c 'import chess' || { echo "queue: python-chess missing (pip install chess)" >&2; exit 1; }
+# What the host steals from this VM while the games run, beside each time loss (a late move
+# the engine could not see coming: 2026-12-03, up to 39% of the CPU in some minutes).
+./scripts/host-steal -log $Q/steal.log -journals "$Q/*.jsonl" 2>> $Q/steal.log &
+trap 'kill %1 2> /dev/null' EXIT
 O="-openings file=/work/m/openings/8moves_v3_half.pgn order=random"
 ADJ="-resign movecount=3 score=600 -draw movenumber=40 movecount=8 score=10"
 T1="option.Hash=16 option.Threads=1 option.OwnBook=false"
