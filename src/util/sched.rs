@@ -153,6 +153,11 @@ mod tests {
             .collect()
     }
 
+    /// The tests that crowd the machine take turns: run side by side (cargo runs a binary's
+    /// tests in parallel), one's crowd made the other's "alone" a crowded 36 ms (CI,
+    /// 2026-12-03).
+    static CROWDING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     /// The longest stall a thread sees polling every 100 µs for `d`, as a search would.
     fn longest_stall_while_polling(d: Duration) -> Duration {
         std::thread::spawn(move || {
@@ -173,6 +178,7 @@ mod tests {
     fn a_thread_that_spins_beside_busy_threads_waits() {
         // The measured one must have waited for a core some of the time (the kernel shares
         // the cores fairly).
+        let _turn = CROWDING.lock().unwrap_or_else(|e| e.into_inner());
         let others = crowd(Duration::from_millis(400));
         let measured = std::thread::spawn(|| {
             let clock = RunQueueWait::of_this_thread();
@@ -192,6 +198,7 @@ mod tests {
     #[test]
     #[cfg(target_os = "linux")]
     fn a_search_thread_that_loses_its_core_sees_the_stall() {
+        let _turn = CROWDING.lock().unwrap_or_else(|e| e.into_inner());
         let watch_alone = longest_stall_while_polling(Duration::from_millis(100));
         let others = crowd(Duration::from_millis(600));
         let watch_crowded = longest_stall_while_polling(Duration::from_millis(400));
