@@ -35,11 +35,15 @@ fuzz_pair() {  # fuzz targets side by side for an hour each (two: one per core)
     command -v cargo-fuzz > /dev/null || cargo install cargo-fuzz > $Q/fuzz-install.log 2>&1 || return 1
     [ -e $Q/fuzz-build.done ] || { (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz build -O \
         > $Q/fuzz-build.log 2>&1) && touch $Q/fuzz-build.done; } || return 1
+    local pids=()
     for t in "$@"; do
         [ -e $Q/fuzz-$t.done ] || { ./scripts/fuzz 3600 $t > $Q/fuzz-$t.log 2>&1 &&
             touch $Q/fuzz-$t.done; } &
+        pids+=($!)
     done
-    wait
+    # Only the fuzzers: a bare `wait` also waits for host-steal, which never ends
+    # (2026-12-04: the queue sat there for 40 minutes instead of starting the soak).
+    wait "${pids[@]}"
 }
 # Issue 19's jobs (sec8, smp-ponder, exp8, judge-exp8, smp-ponder-s, expplacebo8, exp8b,
 # checkext8) are done: journals and verdicts in results/, commands in git history (up to
