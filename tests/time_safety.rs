@@ -1,6 +1,7 @@
 //! Time safety through the binary: with 30 ms on the clock and no increment, and with
 //! `movestogo 1`, the move comes back before the clock would run out; on a crowded machine
-//! the engine keeps its delays in hand and ponders politely. Its own test binary, so that no
+//! the engine keeps its delays in hand and ponders politely; a search thread that stalls at
+//! its deadline is answered for. Its own test binary, so that no
 //! other test of ours competes for the CPU while it measures; its tests take turns.
 
 mod uci_harness;
@@ -216,5 +217,38 @@ fn pondering_gives_way_on_a_crowded_machine() {
         cpu.as_secs_f64() < 0.75 * fair,
         "pondering took {cpu:?} of {wall:?} beside {} busy threads (a fair share: {fair:.2} s)",
         Crowd::PER_CORE * Crowd::cores()
+    );
+}
+
+/// A search thread that loses its core just as its time runs out (injected: it stalls 300 ms
+/// at its hard limit) still answers on time: the answer's guard, asleep until then, plays the
+/// move of the last line shown. Nothing of that search comes after its `bestmove`, and the
+/// engine goes on as before. (Without the guard each answer here took over 300 ms.)
+#[test]
+fn a_search_thread_stalled_at_its_deadline_still_answers_on_time() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut gui = Gui::start_with_env(&[("BRUDNO_FAULT_STALL_AT_DEADLINE_MS", "300")]);
+    gui.send("setoption name OwnBook value false");
+    for (threads, fen) in [(1, FENS[0]), (1, FENS[1]), (2, FENS[2])] {
+        gui.send(&format!("setoption name Threads value {threads}"));
+        let pos = Position::from_fen(fen).unwrap();
+        let (took, mv) = answer_time(&mut gui, fen, "go movetime 100");
+        assert!(pos.parse_uci_move(&mv).is_some(), "{fen}: {mv}");
+        assert!(
+            took < Duration::from_millis(100),
+            "Threads {threads}, {fen}: bestmove after {took:?} for a movetime of 100 ms"
+        );
+        // The stalled thread wakes and ends meanwhile: the GUI hears nothing more of it.
+        let after = gui.drain(Duration::from_millis(500));
+        assert!(after.is_empty(), "after the bestmove: {after:?}");
+        gui.sync();
+    }
+    // Untimed searches have no guard: their answer is the search thread's own.
+    gui.send(&format!("position fen {}", FENS[0]));
+    gui.send("go depth 6");
+    let lines = gui.until("bestmove");
+    assert!(
+        lines.iter().any(|l| l.starts_with("info depth 6")),
+        "{lines:?}"
     );
 }

@@ -18,7 +18,8 @@ use crate::tablebase::Tablebases;
 use options::{Effect, OptionSpec, Value};
 use settings::Settings;
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -67,6 +68,98 @@ fn fallback_result(root: &Position, shown_best: Option<Move>) -> SearchResult {
     }
 }
 
+/// The answer's guard. On a machine with more busy threads than cores the search thread can
+/// lose its core just as its time runs out, and its `bestmove` then waits until it gets one
+/// back: up to 30 ms with two games on two cores at 0.05 s a move (issue 20's soak, where
+/// that lost a game on time). A thread that has slept gets a core back sooner than one that
+/// has used its share: this one sleeps until `GRACE` after the search's hard limit and, if the
+/// search thread has not answered by then, plays the first move of the last line shown (with
+/// its second as the ponder move) and stops the search. One thread serves every search, and
+/// sleeps between them: a thread started for each search was itself often still waiting for
+/// its first turn on a core when the move was due (its answers came up to 50 ms late).
+/// Only timed searches are watched; pondering has no limit until the `ponderhit`.
+struct AnswerGuard;
+
+/// One timed search for the guard to watch.
+struct GuardJob {
+    /// The search (`SearchControl::reset`).
+    search: u64,
+    shown: ShownLine,
+    root: Position,
+    answer: Arc<dyn Fn(&SearchResult) + Send + Sync>,
+}
+
+/// The last line shown: its first move and its second (`Move::raw`; 0: none yet).
+#[derive(Clone, Default)]
+struct ShownLine(Arc<AtomicU32>);
+
+impl ShownLine {
+    fn show(&self, pv: &[Move]) {
+        let best = pv.first().map_or(0, |m| m.raw() as u32);
+        let ponder = pv.get(1).map_or(0, |m| m.raw() as u32);
+        self.0.store(best | ponder << 16, Ordering::Relaxed);
+    }
+
+    fn moves(&self) -> (Option<Move>, Option<Move>) {
+        let both = self.0.load(Ordering::Relaxed);
+        let mv = |raw: u32| Some(Move::from_raw(raw as u16)).filter(|m| !m.is_null());
+        (mv(both & 0xffff), mv(both >> 16))
+    }
+}
+
+impl AnswerGuard {
+    /// After the hard limit, the search thread's own answer is waited for this long: it
+    /// may have chosen better (a helper's deeper line, the last iteration's best).
+    const GRACE: Duration = Duration::from_millis(2);
+    const STACK_BYTES: usize = 64 << 10;
+
+    fn timed(limits: &Limits) -> bool {
+        !limits.infinite
+            && (limits.movetime.is_some() || limits.wtime.is_some() || limits.btime.is_some())
+    }
+
+    /// Starts the guard's thread, which watches the searches sent to it.
+    fn start(control: Arc<SearchControl>) -> std::io::Result<mpsc::Sender<GuardJob>> {
+        let (jobs, inbox) = mpsc::channel::<GuardJob>();
+        std::thread::Builder::new()
+            .name("answer guard".into())
+            .stack_size(Self::STACK_BYTES)
+            .spawn(move || {
+                for job in inbox {
+                    Self::watch(&control, job);
+                }
+            })?;
+        Ok(jobs)
+    }
+
+    fn watch(control: &SearchControl, job: GuardJob) {
+        let (best, ponder) = loop {
+            if !control.wait_until_answer_due(job.search, Self::GRACE) {
+                return;
+            }
+            // Depth 1 is never cut short: until its line is shown there is no move but the
+            // search thread's own.
+            if let (Some(best), ponder) = job.shown.moves() {
+                break (best, ponder);
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        };
+        if !control.claim_answer(job.search) {
+            return;
+        }
+        control.stop();
+        log::debug!(
+            target: "time",
+            "the search thread had not answered {:?} after its hard limit: the guard played the last line's move, {:?} after the limit",
+            Self::GRACE,
+            control.answer_due().map(|due| due.elapsed()),
+        );
+        let mut result = fallback_result(&job.root, Some(best));
+        result.ponder = ponder;
+        (job.answer)(&result);
+    }
+}
+
 /// An option that was set, and what the user should be told about it.
 pub struct Applied {
     pub spec: &'static OptionSpec,
@@ -86,6 +179,8 @@ pub struct Engine {
     tablebases: Option<Arc<Tablebases>>,
     /// The network of `EvalFile` (the embedded one when it is empty).
     network: Arc<Network>,
+    /// The answer's guard (started with the first timed search).
+    guard: Option<mpsc::Sender<GuardJob>>,
 }
 
 impl Default for Engine {
@@ -108,6 +203,7 @@ impl Engine {
             book: None,
             tablebases: None,
             network: crate::eval::nnue::network::embedded(),
+            guard: None,
         }
     }
 
@@ -283,11 +379,15 @@ impl Engine {
     /// else from a search on its own thread. `on_event` receives the reports; `on_done`
     /// receives the result exactly once — and, for `go infinite` and `go ponder`, never before
     /// `stop` (or `ponderhit`) even if the search ends early.
+    /// Plays a move for the current position: from the book, or by a search on its own
+    /// thread. `on_answer` gets the move to play, exactly once; `on_done` is called when the
+    /// search thread ends (before its answer, when it answers itself: see `AnswerGuard`).
     pub fn go(
         &mut self,
         mut limits: Limits,
         mut on_event: impl FnMut(SearchEvent) + Send + 'static,
-        on_done: impl FnOnce(SearchResult) + Send + 'static,
+        on_answer: impl Fn(&SearchResult) + Send + Sync + 'static,
+        on_done: impl FnOnce(&SearchResult) + Send + 'static,
     ) {
         self.wait();
         let root = *self.game.position();
@@ -297,7 +397,7 @@ impl Engine {
                 "book move {text} (weight {} of {})",
                 b.weight, b.total
             )));
-            on_done(SearchResult {
+            let result = SearchResult {
                 best: Some(b.mv),
                 ponder: None,
                 score: None,
@@ -306,7 +406,9 @@ impl Engine {
                 pv: vec![b.mv],
                 surprise_depth: 0,
                 longest_stall: Duration::ZERO,
-            });
+            };
+            on_done(&result);
+            on_answer(&result);
             return;
         }
         let tables = self.tablebases.as_deref();
@@ -321,19 +423,28 @@ impl Engine {
             limits,
             options: setup::search_options(&self.settings, self.tablebases.as_ref(), &self.network),
         };
-        self.search(job, on_event, on_done);
+        self.search(job, on_event, on_answer, on_done);
     }
 
     fn search(
         &mut self,
         job: SearchJob,
         mut on_event: impl FnMut(SearchEvent) + Send + 'static,
-        on_done: impl FnOnce(SearchResult) + Send + 'static,
+        on_answer: impl Fn(&SearchResult) + Send + Sync + 'static,
+        on_done: impl FnOnce(&SearchResult) + Send + 'static,
     ) {
-        self.control.reset();
+        let search_number = self.control.reset();
         self.control.set_pondering(job.limits.ponder);
         let control = Arc::clone(&self.control);
         let searcher = Arc::clone(&self.searcher);
+        let on_answer = Arc::new(on_answer);
+        let shown = ShownLine::default();
+        let guard_job = AnswerGuard::timed(&job.limits).then(|| GuardJob {
+            search: search_number,
+            shown: shown.clone(),
+            root: job.root,
+            answer: on_answer.clone(),
+        });
         // The search keeps ~2.6 KB per ply on the stack; give it room well beyond the default.
         let thread = std::thread::Builder::new()
             .name("search".into())
@@ -365,9 +476,14 @@ impl Engine {
                 // The first move of the last line shown: what to play should the search fail.
                 let mut shown_best: Option<Move> = None;
                 let mut forward = |e: SearchEvent| {
+                    // Once the guard has answered, the GUI hears nothing more of this search.
+                    if control.answered(search_number) {
+                        return;
+                    }
                     if let SearchEvent::Line(line) = &e {
                         if line.multipv == 1 && !line.pv.is_empty() {
                             shown_best = Some(line.pv[0]);
+                            shown.show(&line.pv);
                         }
                     }
                     on_event(e);
@@ -402,7 +518,11 @@ impl Engine {
             while (job.limits.infinite || control.pondering()) && !control.stop_requested() {
                 std::thread::sleep(Duration::from_millis(1));
             }
-            on_done(result);
+            on_done(&result);
+            if control.claim_answer(search_number) {
+                on_answer(&result);
+            }
+            control.finish_search(search_number);
         };
         let slot = Arc::new(Mutex::new(Some(work)));
         let for_thread = Arc::clone(&slot);
@@ -413,13 +533,34 @@ impl Engine {
             }
         });
         match spawned {
-            Ok(handle) => self.worker = Some(handle),
+            Ok(handle) => {
+                self.worker = Some(handle);
+                if let Some(job) = guard_job {
+                    self.guard(job);
+                }
+            }
             Err(e) => {
                 log::error!("could not start the search thread: {e}");
                 let work = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
                 if let Some(work) = work {
                     work(Some(e.to_string()));
                 }
+            }
+        }
+    }
+
+    /// Hands a timed search to the answer's guard (started the first time). Should its
+    /// thread not start, the search thread answers alone, as it always did.
+    fn guard(&mut self, job: GuardJob) {
+        if self.guard.is_none() {
+            match AnswerGuard::start(Arc::clone(&self.control)) {
+                Ok(jobs) => self.guard = Some(jobs),
+                Err(e) => log::warn!("the answer's guard could not be started ({e})"),
+            }
+        }
+        if let Some(jobs) = &self.guard {
+            if jobs.send(job).is_err() {
+                self.guard = None;
             }
         }
     }

@@ -22,7 +22,7 @@ mod worker;
 use crate::chess::{Move, Position};
 use iterate::Deepening;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 use thread::ThreadData;
 use tt::TranspositionTable;
@@ -264,6 +264,25 @@ pub struct SearchControl {
     deadline_ns: AtomicU64,
     /// When the `ponderhit` was read, in nanoseconds after `EPOCH` (`u64::MAX`: not known).
     ponderhit_ns: AtomicU64,
+    /// When the move is due, for the answer's guard (`engine/`): set by the main search
+    /// thread once its clock's hard limit is known.
+    answer: Mutex<AnswerClock>,
+    answer_changed: Condvar,
+    /// The last search (by `AnswerClock::search`) whose `bestmove` has been claimed: by the
+    /// search thread when it ends, or by the guard when the search thread is late.
+    answered: AtomicU64,
+}
+
+/// The answer's due time, per search.
+#[derive(Debug, Default)]
+struct AnswerClock {
+    /// Which search this is (counted by `reset`).
+    search: u64,
+    due: Option<Instant>,
+    /// While pondering: the hard limit, due that long after the `ponderhit`.
+    after_ponderhit: Option<Duration>,
+    /// The search thread has ended: nothing left to guard.
+    finished: bool,
 }
 
 impl Default for SearchControl {
@@ -273,6 +292,9 @@ impl Default for SearchControl {
             pondering: AtomicBool::new(false),
             deadline_ns: AtomicU64::new(u64::MAX),
             ponderhit_ns: AtomicU64::new(u64::MAX),
+            answer: Mutex::new(AnswerClock::default()),
+            answer_changed: Condvar::new(),
+            answered: AtomicU64::new(0),
         }
     }
 }
@@ -317,6 +339,11 @@ impl SearchControl {
         let ns = at.saturating_duration_since(*EPOCH).as_nanos() as u64;
         self.ponderhit_ns.store(ns, Ordering::SeqCst);
         self.set_pondering(false);
+        let mut clock = self.answer_clock();
+        if let Some(hard) = clock.after_ponderhit {
+            clock.due = Some(at + hard);
+            self.answer_changed.notify_all();
+        }
     }
     /// When the ponderhit was read, if it came through `ponderhit`.
     pub fn ponderhit_at(&self) -> Option<std::time::Instant> {
@@ -325,11 +352,95 @@ impl SearchControl {
             ns => Some(*EPOCH + std::time::Duration::from_nanos(ns)),
         }
     }
-    pub fn reset(&self) {
+    /// Readies the control for a new search; returns the search's number (for the answer).
+    pub fn reset(&self) -> u64 {
         self.stop.store(false, Ordering::SeqCst);
         self.pondering.store(false, Ordering::SeqCst);
         self.deadline_ns.store(u64::MAX, Ordering::SeqCst);
         self.ponderhit_ns.store(u64::MAX, Ordering::SeqCst);
+        let mut clock = self.answer_clock();
+        clock.search += 1;
+        clock.due = None;
+        clock.after_ponderhit = None;
+        clock.finished = false;
+        self.answer_changed.notify_all();
+        clock.search
+    }
+
+    fn answer_clock(&self) -> std::sync::MutexGuard<'_, AnswerClock> {
+        self.answer.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The move is due at `at` (the main search thread, when its hard limit is known).
+    pub fn set_answer_due(&self, at: Instant) {
+        self.answer_clock().due = Some(at);
+        self.answer_changed.notify_all();
+    }
+
+    /// The move will be due `hard` after the `ponderhit` (the main search thread, while it
+    /// ponders).
+    pub fn set_answer_after_ponderhit(&self, hard: Duration) {
+        let mut clock = self.answer_clock();
+        clock.after_ponderhit = Some(hard);
+        if let (Some(at), None) = (self.ponderhit_at(), clock.due) {
+            clock.due = Some(at + hard);
+            self.answer_changed.notify_all();
+        }
+    }
+
+    /// When the move is due, if known.
+    pub fn answer_due(&self) -> Option<Instant> {
+        self.answer_clock().due
+    }
+
+    /// The search thread of search `search` has ended (its guard can go).
+    pub fn finish_search(&self, search: u64) {
+        let mut clock = self.answer_clock();
+        if clock.search == search {
+            clock.finished = true;
+        }
+        self.answer_changed.notify_all();
+    }
+
+    /// For the answer's guard of search `search`: sleeps until the move is `grace` past due
+    /// (true) or the search has ended or been replaced (false).
+    pub fn wait_until_answer_due(&self, search: u64, grace: Duration) -> bool {
+        let mut clock = self.answer_clock();
+        loop {
+            if clock.search != search || clock.finished {
+                return false;
+            }
+            match clock.due.map(|due| due + grace) {
+                Some(at) => {
+                    let now = Instant::now();
+                    if now >= at {
+                        return true;
+                    }
+                    clock = self
+                        .answer_changed
+                        .wait_timeout(clock, at - now)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                }
+                None => {
+                    clock = self
+                        .answer_changed
+                        .wait(clock)
+                        .unwrap_or_else(|e| e.into_inner());
+                }
+            }
+        }
+    }
+
+    /// Whether this caller answers search `search`: true exactly once per search, for the
+    /// first to ask (the search thread at its end, or its guard).
+    pub fn claim_answer(&self, search: u64) -> bool {
+        self.answered.fetch_max(search, Ordering::SeqCst) < search
+    }
+
+    /// Whether search `search` has been answered.
+    pub fn answered(&self, search: u64) -> bool {
+        self.answered.load(Ordering::SeqCst) >= search
     }
 }
 
@@ -527,4 +638,96 @@ fn fault_injection() -> u64 {
             .unwrap_or(u64::MAX)
     });
     *AFTER
+}
+
+/// Fault injection for the time-safety tests: the main search thread, at its hard limit,
+/// stalls this long before it ends, as if it had lost its core then
+/// (`BRUDNO_FAULT_STALL_AT_DEADLINE_MS`, read once; never set in play).
+pub(crate) fn stall_at_deadline() -> Duration {
+    static STALL: std::sync::LazyLock<Duration> = std::sync::LazyLock::new(|| {
+        Duration::from_millis(
+            std::env::var("BRUDNO_FAULT_STALL_AT_DEADLINE_MS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0),
+        )
+    });
+    *STALL
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_search_is_answered_once_by_whoever_claims_first() {
+        let control = SearchControl::new();
+        let first = control.reset();
+        assert!(!control.answered(first));
+        assert!(control.claim_answer(first));
+        assert!(
+            !control.claim_answer(first),
+            "a second answer to the same search"
+        );
+        assert!(control.answered(first));
+        let second = control.reset();
+        assert!(second > first);
+        assert!(!control.answered(second));
+        assert!(control.claim_answer(second));
+        // A late claim for the old search changes nothing.
+        assert!(!control.claim_answer(first));
+    }
+
+    #[test]
+    fn the_guard_wakes_when_the_move_is_due_and_not_after_the_search_ended() {
+        let control = Arc::new(SearchControl::new());
+        let search = control.reset();
+        let grace = Duration::from_millis(2);
+        // Due in 30 ms: the guard sleeps until then.
+        let start = Instant::now();
+        control.set_answer_due(start + Duration::from_millis(30));
+        assert!(control.wait_until_answer_due(search, grace));
+        assert!(start.elapsed() >= Duration::from_millis(32));
+        // A search that ends first releases its guard at once.
+        let search = control.reset();
+        let guard = {
+            let control = Arc::clone(&control);
+            std::thread::spawn(move || control.wait_until_answer_due(search, grace))
+        };
+        control.set_answer_due(Instant::now() + Duration::from_secs(60));
+        control.finish_search(search);
+        assert!(!guard.join().unwrap());
+        // So does the next search's start.
+        let search = control.reset();
+        let guard = {
+            let control = Arc::clone(&control);
+            std::thread::spawn(move || control.wait_until_answer_due(search, grace))
+        };
+        std::thread::sleep(Duration::from_millis(5));
+        control.reset();
+        assert!(!guard.join().unwrap());
+    }
+
+    #[test]
+    fn while_pondering_the_move_is_due_from_the_ponderhit() {
+        let hard = Duration::from_millis(40);
+        // The hard limit known before the ponderhit...
+        let control = SearchControl::new();
+        control.reset();
+        control.set_answer_after_ponderhit(hard);
+        assert!(
+            control.answer_clock().due.is_none(),
+            "no limit while pondering"
+        );
+        let at = Instant::now();
+        control.ponderhit(at);
+        assert_eq!(control.answer_clock().due, Some(at + hard));
+        // ...or after it.
+        let control = SearchControl::new();
+        control.reset();
+        let at = Instant::now();
+        control.ponderhit(at);
+        control.set_answer_after_ponderhit(hard);
+        assert_eq!(control.answer_clock().due, Some(at + hard));
+    }
 }

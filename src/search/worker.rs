@@ -231,12 +231,22 @@ impl<'a> Worker<'a> {
     }
 
     /// Tells the helpers when the clock's hard limit falls (not while pondering), so that
-    /// they stop by themselves then even if this thread is descheduled.
+    /// they stop by themselves then even if this thread is descheduled; and the answer's
+    /// guard (`engine/`), which plays for this thread should it not have answered by then.
+    /// While pondering the guard learns the hard limit only, to count it from the
+    /// `ponderhit` as soon as that is read (this thread may be descheduled just then).
     pub fn publish_deadline(&self) {
-        if let (Some(helpers), Some(b), false) = (self.helper_control, self.budget, self.pondering)
-        {
-            helpers.set_deadline(self.clock_start + std::time::Duration::from_millis(b.hard_ms));
+        let (Some(helpers), Some(b)) = (self.helper_control, self.budget) else {
+            return;
+        };
+        let hard = std::time::Duration::from_millis(b.hard_ms);
+        if self.pondering {
+            self.control.set_answer_after_ponderhit(hard);
+            return;
         }
+        let due = self.clock_start + hard;
+        helpers.set_deadline(due);
+        self.control.set_answer_due(due);
     }
 
     /// Polled every 1024 nodes, 128 with helpers (and at every node past a node limit).
@@ -270,6 +280,10 @@ impl<'a> Worker<'a> {
             self.stopped = true;
         }
         if self.past_hard_limit() {
+            let stall = super::stall_at_deadline();
+            if !stall.is_zero() && !self.is_helper && !self.stopped {
+                std::thread::sleep(stall);
+            }
             self.stopped = true;
         }
     }

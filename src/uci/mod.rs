@@ -378,7 +378,7 @@ impl Uci {
             }
         }
         let out = self.out.clone();
-        let out_done = self.out.clone();
+        let out_answer = self.out.clone();
         let tx = self.tx.clone();
         let settings = self.engine.settings();
         let style = format::Style {
@@ -394,12 +394,13 @@ impl Uci {
                     out.line(&line);
                 }
             },
+            move |result| out_answer.line(&format::bestmove(&root, result, style)),
             move |result| {
-                // SearchDone goes first: anything the GUI sends after reading `bestmove` must
-                // find the protocol thread idle. (It joins this thread, so it cannot act
-                // before the line below is out.)
+                // When the search thread answers, this goes first: anything the GUI sends
+                // after reading `bestmove` must find the protocol thread idle. (It joins the
+                // search thread, so it cannot act before the answer is out.) When the guard
+                // answered for a late search thread, what the GUI sent since waits here.
                 let _ = tx.send(Input::SearchDone(result.longest_stall));
-                out_done.line(&format::bestmove(&root, &result, style));
             },
         );
     }
@@ -468,14 +469,51 @@ impl Uci {
 /// A wait for a core longer than this is not believed (a suspended virtual machine, say).
 const MAX_WAIT: Duration = Duration::from_secs(1);
 
+/// The reader's input, stamped: each read from the GUI's pipe notes when it returned and how
+/// long the thread had waited for a core across it. Every line that came with that read
+/// arrived then: a `go` written just after its `position` usually comes in the same read, and
+/// is as late as the `position` (2026-12-04: a `go` read from the buffer was taken for one
+/// that had not waited, and its clock started as late as the reader had been).
+struct StampedInput<R> {
+    inner: R,
+    run_queue: RunQueueWait,
+    last: Arrival,
+}
+
+impl<R: Read> Read for StampedInput<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let before = self.run_queue.total();
+        let n = self.inner.read(buf)?;
+        let waited = match (before, self.run_queue.total()) {
+            (Some(before), Some(after)) => after.saturating_sub(before).min(MAX_WAIT),
+            _ => Duration::ZERO,
+        };
+        self.last = Arrival {
+            read_at: Instant::now(),
+            waited,
+        };
+        Ok(n)
+    }
+}
+
 /// Reads lines from `input` and hands them to the protocol thread; a line longer than
 /// `MAX_LINE_BYTES` is skipped whole. Invalid UTF-8 is replaced, not fatal.
-fn read_lines(mut input: impl BufRead, tx: Sender<Input>) {
+fn read_lines(input: impl Read, tx: Sender<Input>) {
+    // Larger than stdin's own buffer, which is then passed by (every read is a real one).
+    let mut input = std::io::BufReader::with_capacity(
+        1 << 16,
+        StampedInput {
+            inner: input,
+            run_queue: RunQueueWait::of_this_thread(),
+            last: Arrival {
+                read_at: Instant::now(),
+                waited: Duration::ZERO,
+            },
+        },
+    );
     let mut buf = Vec::new();
-    let run_queue = RunQueueWait::of_this_thread();
     loop {
         buf.clear();
-        let waited_before = run_queue.total();
         let read = (&mut input)
             .take(MAX_LINE_BYTES as u64 + 1)
             .read_until(b'\n', &mut buf);
@@ -504,20 +542,13 @@ fn read_lines(mut input: impl BufRead, tx: Sender<Input>) {
                 }
                 let line = String::from_utf8_lossy(&buf);
                 let line = line.trim_end_matches(['\n', '\r']).to_string();
-                // The read blocked until the line was written; what the thread then waited
-                // for a core is how much earlier the line arrived than it was read.
-                let read_at = Instant::now();
-                let waited = match (waited_before, run_queue.total()) {
-                    (Some(before), Some(after)) => (after.saturating_sub(before)).min(MAX_WAIT),
-                    _ => Duration::ZERO,
-                };
-                if waited >= Duration::from_millis(1) {
-                    log::debug!(target: "time", "'{line}' read {waited:?} after it arrived");
+                // The read that brought the line's end blocked until it was written; what
+                // the thread then waited for a core is how much earlier it arrived.
+                let arrival = input.get_ref().last;
+                if arrival.waited >= Duration::from_millis(1) {
+                    log::debug!(target: "time", "'{line}' read {:?} after it arrived", arrival.waited);
                 }
-                if tx
-                    .send(Input::Line(line, Some(Arrival { read_at, waited })))
-                    .is_err()
-                {
+                if tx.send(Input::Line(line, Some(arrival))).is_err() {
                     return;
                 }
             }
