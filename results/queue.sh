@@ -86,8 +86,7 @@ job ts03-c2-$V -engine cmd=$SHIP name=A -engine cmd=$SHIP name=B \
 else
     echo "issue 20's jobs (the series and the soak): no shipping binary frozen (SHIP=/work/m/brudno-<commit>)" >&2
 fi
-# Issue 20: each fuzz target an hour (all five have had theirs: fuzz/README.md); the last lines of each log (runs, cov, corpus) go into
-# fuzz/README.md. fen, uci_move, polyglot and network had theirs (fuzz/README.md, 2026-12-02);
-# uci_session is left.
+# Issue 20: each fuzz target an hour; the last lines of each log (runs, cov, corpus) go into
+# fuzz/README.md. All five have had theirs (fen, uci_move, polyglot, network 2026-12-02;
+# uci_session 2026-12-04): on a fresh machine, touch its .done file.
 fuzz_pair uci_session
-

@@ -89,7 +89,8 @@ struct GuardJob {
     answer: Arc<dyn Fn(&SearchResult) + Send + Sync>,
 }
 
-/// The last line shown: its first move and its second (`Move::raw`; 0: none yet).
+/// The last line shown: its first move and its second (`Move::raw`; 0: none yet). Its first
+/// move is also what to play should the search fail.
 #[derive(Clone, Default)]
 struct ShownLine(Arc<AtomicU32>);
 
@@ -112,11 +113,6 @@ impl AnswerGuard {
     /// may have chosen better (a helper's deeper line, the last iteration's best).
     const GRACE: Duration = Duration::from_millis(2);
     const STACK_BYTES: usize = 64 << 10;
-
-    fn timed(limits: &Limits) -> bool {
-        !limits.infinite
-            && (limits.movetime.is_some() || limits.wtime.is_some() || limits.btime.is_some())
-    }
 
     /// Starts the guard's thread, which watches the searches sent to it.
     fn start(control: Arc<SearchControl>) -> std::io::Result<mpsc::Sender<GuardJob>> {
@@ -376,12 +372,11 @@ impl Engine {
 
     /// Finds the move for the current position within `limits` and returns at once: from the
     /// book when the book answers (a game's clock, the book on and knowing the position),
-    /// else from a search on its own thread. `on_event` receives the reports; `on_done`
-    /// receives the result exactly once — and, for `go infinite` and `go ponder`, never before
-    /// `stop` (or `ponderhit`) even if the search ends early.
-    /// Plays a move for the current position: from the book, or by a search on its own
-    /// thread. `on_answer` gets the move to play, exactly once; `on_done` is called when the
-    /// search thread ends (before its answer, when it answers itself: see `AnswerGuard`).
+    /// else from a search on its own thread. `on_event` receives the reports; `on_answer`
+    /// receives the move to play exactly once — and, for `go infinite` and `go ponder`, never
+    /// before `stop` (or `ponderhit`) even if the search ends early; `on_done` is called when
+    /// the search thread ends (before its answer when it answers itself; after the guard's
+    /// when the guard answered for it: see `AnswerGuard`).
     pub fn go(
         &mut self,
         mut limits: Limits,
@@ -439,7 +434,9 @@ impl Engine {
         let searcher = Arc::clone(&self.searcher);
         let on_answer = Arc::new(on_answer);
         let shown = ShownLine::default();
-        let guard_job = AnswerGuard::timed(&job.limits).then(|| GuardJob {
+        // Watched: the searches with a time budget, the only ones that publish a due time.
+        let timed = crate::search::time::budget(&job.limits, job.root.side_to_move(), 0);
+        let guard_job = timed.is_some().then(|| GuardJob {
             search: search_number,
             shown: shown.clone(),
             root: job.root,
@@ -473,8 +470,6 @@ impl Engine {
             }
             let result = {
                 let mut searcher = searcher.lock().unwrap_or_else(|e| e.into_inner());
-                // The first move of the last line shown: what to play should the search fail.
-                let mut shown_best: Option<Move> = None;
                 let mut forward = |e: SearchEvent| {
                     // Once the guard has answered, the GUI hears nothing more of this search.
                     if control.answered(search_number) {
@@ -482,7 +477,6 @@ impl Engine {
                     }
                     if let SearchEvent::Line(line) = &e {
                         if line.multipv == 1 && !line.pv.is_empty() {
-                            shown_best = Some(line.pv[0]);
                             shown.show(&line.pv);
                         }
                     }
@@ -510,7 +504,7 @@ impl Engine {
                         )));
                         // Tables may be half-updated: start afresh.
                         searcher.clear();
-                        fallback_result(&job.root, shown_best)
+                        fallback_result(&job.root, shown.moves().0)
                     }
                 }
             };
