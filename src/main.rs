@@ -19,9 +19,7 @@ fn main() {
     if args.first().map(String::as_str) != Some("datagen") {
         brudno::util::memory::one_heap_for_all_threads();
     }
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
-        .target(env_logger::Target::Stderr)
-        .init();
+    init_logging();
     match args.first().map(String::as_str) {
         Some("--help" | "-h") => println!("{USAGE}"),
         Some("--version" | "-V") => println!("{}", brudno::uci::version_line()),
@@ -35,5 +33,37 @@ fn main() {
         }
         None => brudno::uci::Uci::new().run_stdin(),
         Some(_) => brudno::uci::Uci::new().run_lines(&brudno::uci::argv_to_lines(&args)),
+    }
+}
+
+/// Logs go to stderr (`RUST_LOG` says what), or to the file `BRUDNO_LOG_FILE` names (`{pid}`
+/// in it becomes the process id: a tournament runner can keep each engine's log apart without
+/// reading it), appended to. Stamped to the microsecond: the time logs are about milliseconds.
+fn init_logging() {
+    let mut builder =
+        env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"));
+    builder.format_timestamp_micros();
+    let file = std::env::var("BRUDNO_LOG_FILE")
+        .ok()
+        .filter(|p| !p.is_empty());
+    let opened = file.map(|path| {
+        let path = path.replace("{pid}", &std::process::id().to_string());
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path);
+        (path, file)
+    });
+    let mut failure = None;
+    match opened {
+        Some((_, Ok(file))) => {
+            builder.target(env_logger::Target::Pipe(Box::new(file)));
+        }
+        Some((path, Err(e))) => failure = Some(format!("cannot open {path} ({e})")),
+        None => {}
+    }
+    builder.init();
+    if let Some(why) = failure {
+        log::error!("BRUDNO_LOG_FILE: {why}; logging to stderr");
     }
 }

@@ -1,7 +1,7 @@
 //! Time safety through the binary: with 30 ms on the clock and no increment, and with
 //! `movestogo 1`, the move comes back before the clock would run out; on a crowded machine
 //! the engine keeps its delays in hand and ponders politely; a search thread that stalls at
-//! its deadline is answered for. Its own test binary, so that no
+//! its deadline, or that has not even begun its search by then, is answered for. Its own test binary, so that no
 //! other test of ours competes for the CPU while it measures; its tests take turns.
 
 mod uci_harness;
@@ -250,5 +250,90 @@ fn a_search_thread_stalled_at_its_deadline_still_answers_on_time() {
     assert!(
         lines.iter().any(|l| l.starts_with("info depth 6")),
         "{lines:?}"
+    );
+}
+
+/// A search thread that has not begun its search by the deadline (injected: it stalls 300 ms
+/// before the search starts) still answers on time: the guard knows the due time before the
+/// search thread wakes and, with no line shown, plays a move no search chose — the table's
+/// move, else a capture, else any legal move, always within `searchmoves`.
+#[test]
+fn a_search_thread_that_has_not_begun_by_its_deadline_still_answers_on_time() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut gui = Gui::start_with_env(&[("BRUDNO_FAULT_STALL_AT_START_MS", "300")]);
+    gui.send("setoption name OwnBook value false");
+    // Headroom for a loaded test machine: the guard answers ~4 ms after the hard limit.
+    gui.send("setoption name Move Overhead value 30");
+    let quiet = "a2a3";
+    for (threads, fen, go) in [
+        (1, FENS[0], "go movetime 100".to_string()),
+        (2, FENS[1], "go movetime 100".to_string()),
+        (1, FENS[0], format!("go movetime 100 searchmoves {quiet}")),
+        (1, FENS[4], "go wtime 300 btime 300 movestogo 1".to_string()),
+    ] {
+        gui.send(&format!("setoption name Threads value {threads}"));
+        let pos = Position::from_fen(fen).unwrap();
+        let (took, mv) = answer_time(&mut gui, fen, &go);
+        assert!(pos.parse_uci_move(&mv).is_some(), "{fen}, {go}: {mv}");
+        if go.contains("searchmoves") {
+            assert_eq!(mv, quiet, "{fen}, {go}: outside searchmoves");
+        }
+        let due = if go.contains("movetime") { 100 } else { 300 };
+        assert!(
+            took < Duration::from_millis(due),
+            "Threads {threads}, {fen}, {go}: bestmove after {took:?}"
+        );
+        // The stalled thread searches later, unheard: nothing follows the bestmove.
+        let after = gui.drain(Duration::from_millis(500));
+        assert!(after.is_empty(), "after the bestmove: {after:?}");
+        gui.sync();
+    }
+}
+
+/// On a machine already seen crowded, a ponder search stops after depth 1 and waits for the
+/// `ponderhit`: it takes next to no core from the searches whose clocks run (pondering beside
+/// them lost games on time at 0.05 s a move). The `ponderhit` then starts the move's thinking
+/// afresh — no depth-1 answer for the time spent waiting. (Measured: under 1 ms on a core in
+/// the second; polite pondering alone, 2 ms on and 40 ms off, took 50 ms.)
+#[test]
+#[cfg(target_os = "linux")]
+fn on_a_machine_seen_crowded_pondering_waits_for_the_ponderhit() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut gui = Gui::start();
+    gui.send("setoption name OwnBook value false");
+    gui.send("setoption name Ponder value true");
+    let crowd = Crowd::start();
+    // A timed search on the crowded machine: its waits for a core are what the engine learns.
+    gui.send("position startpos");
+    gui.send("go movetime 300");
+    gui.until("bestmove");
+    gui.send("position startpos moves e2e4");
+    gui.sync();
+    let cpu0 = cpu_time(gui.pid());
+    gui.send("go ponder wtime 10000 btime 10000");
+    std::thread::sleep(Duration::from_millis(1000));
+    let cpu = cpu_time(gui.pid()) - cpu0;
+    gui.send("ponderhit");
+    let lines = gui.until("bestmove");
+    drop(crowd);
+    assert!(
+        cpu < Duration::from_millis(15),
+        "a second of pondering on a crowded machine took {cpu:?} on a core"
+    );
+    let pos = Position::startpos();
+    let pos = pos.after(pos.parse_uci_move("e2e4").unwrap());
+    assert!(
+        pos.parse_uci_move(&bestmove_of(&lines)).is_some(),
+        "{lines:?}"
+    );
+    let deepest = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("info depth "))
+        .filter_map(|l| l.split_whitespace().next()?.parse::<u32>().ok())
+        .max()
+        .unwrap_or(0);
+    assert!(
+        deepest >= 4,
+        "the ponderhit's search reached depth {deepest}: {lines:?}"
     );
 }

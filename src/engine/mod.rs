@@ -15,13 +15,13 @@ use crate::chess::{GenType, Move, MoveList, Position};
 use crate::eval::nnue::network::{Network, FILE_BYTES};
 use crate::search::{Limits, SearchControl, SearchEvent, SearchOptions, SearchResult, Searcher};
 use crate::tablebase::Tablebases;
+use crate::util::sched::RunQueueWait;
 use options::{Effect, OptionSpec, Value};
 use settings::Settings;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
-use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Everything one search needs.
 struct SearchJob {
@@ -34,6 +34,64 @@ struct SearchJob {
 
 const SEARCH_STACK_BYTES: usize = 16 << 20;
 
+/// A search's work, run on the search thread (or, should that thread not start, on the
+/// caller's: the argument then says why).
+type SearchWork = Box<dyn FnOnce(Option<String>) + Send>;
+
+/// The thread the searches run on: one for the engine's life, asleep between searches. A
+/// thread started for each search had to wait for its first turn on a core, and on a crowded
+/// machine that wait could pass the move's whole time; a thread that has slept is woken at once.
+struct SearchThread {
+    jobs: mpsc::Sender<SearchWork>,
+    /// One message per job done.
+    done: mpsc::Receiver<()>,
+    /// Jobs sent and not yet waited for.
+    running: usize,
+}
+
+impl SearchThread {
+    fn start() -> std::io::Result<SearchThread> {
+        let (jobs, inbox) = mpsc::channel::<SearchWork>();
+        let (finished, done) = mpsc::channel();
+        // The search keeps ~2.6 KB per ply on the stack; give it room well beyond the default.
+        std::thread::Builder::new()
+            .name("search".into())
+            .stack_size(SEARCH_STACK_BYTES)
+            .spawn(move || {
+                for work in inbox {
+                    work(None);
+                    if finished.send(()).is_err() {
+                        return;
+                    }
+                }
+            })?;
+        Ok(SearchThread {
+            jobs,
+            done,
+            running: 0,
+        })
+    }
+
+    /// Hands `work` to the thread; gives it back if the thread is gone.
+    fn run(&mut self, work: SearchWork) -> Result<(), SearchWork> {
+        self.jobs.send(work).map_err(|e| e.0)?;
+        self.running += 1;
+        Ok(())
+    }
+
+    /// Waits for the jobs sent to end; false if the thread died meanwhile (a panic outside
+    /// the search's own catch).
+    fn wait(&mut self) -> bool {
+        while self.running > 0 {
+            if self.done.recv().is_err() {
+                return false;
+            }
+            self.running -= 1;
+        }
+        true
+    }
+}
+
 /// A panic's message, if it has one.
 fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
@@ -45,17 +103,9 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// What to play when the search failed: the best move it had shown, else a legal capture or
-/// promotion, else any legal move; none when there is none.
-fn fallback_result(root: &Position, shown_best: Option<Move>) -> SearchResult {
-    let best = shown_best.or_else(|| {
-        let mut noisy = MoveList::new();
-        root.generate(GenType::Noisy, &mut noisy);
-        noisy
-            .first()
-            .copied()
-            .or_else(|| root.legal_moves().first().copied())
-    });
+/// A result for `best`, a move no finished search chose (the search failed, or the guard
+/// answered for it).
+fn fallback_result(best: Option<Move>) -> SearchResult {
     SearchResult {
         best,
         ponder: None,
@@ -68,6 +118,20 @@ fn fallback_result(root: &Position, shown_best: Option<Move>) -> SearchResult {
     }
 }
 
+/// A move for `root` that no search chose, for when none can: the table's move (`remembered`)
+/// if the root's moves allow it, else a legal capture or promotion, else any legal move;
+/// within `searchmoves` when it is not empty.
+fn unchosen_move(root: &Position, searchmoves: &[Move], remembered: Option<Move>) -> Option<Move> {
+    let allowed = |m: &Move| searchmoves.is_empty() || searchmoves.contains(m);
+    if let Some(m) = remembered.filter(allowed) {
+        return Some(m);
+    }
+    let mut noisy = MoveList::new();
+    root.generate(GenType::Noisy, &mut noisy);
+    let first = noisy.iter().find(|m| allowed(m)).copied();
+    first.or_else(|| root.legal_moves().iter().find(|m| allowed(m)).copied())
+}
+
 /// The answer's guard. On a machine with more busy threads than cores the search thread can
 /// lose its core just as its time runs out, and its `bestmove` then waits until it gets one
 /// back: up to 30 ms with two games on two cores at 0.05 s a move (issue 20's soak, where
@@ -77,7 +141,10 @@ fn fallback_result(root: &Position, shown_best: Option<Move>) -> SearchResult {
 /// its second as the ponder move) and stops the search. One thread serves every search, and
 /// sleeps between them: a thread started for each search was itself often still waiting for
 /// its first turn on a core when the move was due (its answers came up to 50 ms late).
-/// Only timed searches are watched; pondering has no limit until the `ponderhit`.
+/// Only timed searches are watched; pondering has no limit until the `ponderhit`. The due
+/// time is set before the search thread is woken, so a search thread that has not even begun
+/// is covered too: with no line shown, the guard waits `LINELESS` longer for one and then
+/// plays the table's move for the position (else a legal capture, else any legal move).
 struct AnswerGuard;
 
 /// One timed search for the guard to watch.
@@ -85,7 +152,8 @@ struct GuardJob {
     /// The search (`SearchControl::reset`).
     search: u64,
     shown: ShownLine,
-    root: Position,
+    /// What to play should no line be shown in time (`unchosen_move`).
+    unchosen: Option<Move>,
     answer: Arc<dyn Fn(&SearchResult) + Send + Sync>,
 }
 
@@ -112,6 +180,11 @@ impl AnswerGuard {
     /// After the hard limit, the search thread's own answer is waited for this long: it
     /// may have chosen better (a helper's deeper line, the last iteration's best).
     const GRACE: Duration = Duration::from_millis(2);
+    /// With no line shown by then, the search thread's depth 1 is waited for this much
+    /// longer before a move it did not choose is played: a thread that has not finished
+    /// depth 1 by its hard limit has stalled (depth 1 takes well under a millisecond), and
+    /// `Move Overhead` (10 ms by default) is all the time left on the GUI's clock.
+    const LINELESS: Duration = Duration::from_millis(2);
     const STACK_BYTES: usize = 64 << 10;
 
     /// Starts the guard's thread, which watches the searches sent to it.
@@ -121,22 +194,33 @@ impl AnswerGuard {
             .name("answer guard".into())
             .stack_size(Self::STACK_BYTES)
             .spawn(move || {
+                let run_queue = RunQueueWait::of_this_thread();
                 for job in inbox {
-                    Self::watch(&control, job);
+                    Self::watch(&control, job, &run_queue);
                 }
             })?;
         Ok(jobs)
     }
 
-    fn watch(control: &SearchControl, job: GuardJob) {
+    fn watch(control: &SearchControl, job: GuardJob, run_queue: &RunQueueWait) {
+        // For the time log: how much of a late wake-up was spent waiting for a core (a wait
+        // the kernel does not see is the host's: the virtual CPU itself was not running).
+        let logging = log::log_enabled!(target: "time", log::Level::Debug);
+        let queued_before = run_queue.total().filter(|_| logging);
         let (best, ponder) = loop {
             if !control.wait_until_answer_due(job.search, Self::GRACE) {
                 return;
             }
-            // Depth 1 is never cut short: until its line is shown there is no move but the
-            // search thread's own.
             if let (Some(best), ponder) = job.shown.moves() {
                 break (best, ponder);
+            }
+            // No line shown: the search thread has not finished depth 1 (or not begun). Its
+            // own move is worth a little more time; then any sound move beats a lost game.
+            let overdue = control
+                .answer_due()
+                .is_some_and(|due| due.elapsed() >= Self::GRACE + Self::LINELESS);
+            if let (true, Some(best)) = (overdue, job.unchosen) {
+                break (best, None);
             }
             std::thread::sleep(Duration::from_millis(1));
         };
@@ -144,15 +228,18 @@ impl AnswerGuard {
             return;
         }
         control.stop();
-        log::debug!(
-            target: "time",
-            "the search thread had not answered {:?} after its hard limit: the guard played the last line's move, {:?} after the limit",
-            Self::GRACE,
-            control.answer_due().map(|due| due.elapsed()),
-        );
-        let mut result = fallback_result(&job.root, Some(best));
+        let mut result = fallback_result(Some(best));
         result.ponder = ponder;
         (job.answer)(&result);
+        if let (Some(before), Some(after)) = (queued_before, run_queue.total()) {
+            log::debug!(
+                target: "time",
+                "the search thread had not answered {:?} after its hard limit: the guard played for it, {:?} after the limit (the guard waited {:?} for a core meanwhile)",
+                Self::GRACE,
+                control.answer_due().map(|due| due.elapsed()),
+                after.saturating_sub(before),
+            );
+        }
     }
 }
 
@@ -167,7 +254,10 @@ pub struct Applied {
 pub struct Engine {
     searcher: Arc<Mutex<Searcher>>,
     control: Arc<SearchControl>,
-    worker: Option<JoinHandle<()>>,
+    /// The thread the searches run on (started with the engine; again if it died).
+    search_thread: Option<SearchThread>,
+    /// The number of the latest search (`SearchControl::reset`).
+    latest_search: u64,
     settings: Settings,
     game: Game,
     /// The book from `BookFile`; `None` means the embedded book.
@@ -175,7 +265,7 @@ pub struct Engine {
     tablebases: Option<Arc<Tablebases>>,
     /// The network of `EvalFile` (the embedded one when it is empty).
     network: Arc<Network>,
-    /// The answer's guard (started with the first timed search).
+    /// The answer's guard (started with the engine; again if it failed to start).
     guard: Option<mpsc::Sender<GuardJob>>,
 }
 
@@ -190,16 +280,24 @@ impl Engine {
         crate::chess::attacks::init();
         crate::endgame::kpk::init();
         let settings = Settings::default();
+        let control = Arc::new(SearchControl::new());
+        // Both threads start now, so that they have slept before the first `go` (a new
+        // thread waits for its first turn on a core; a sleeping one is woken at once).
         Engine {
             searcher: Arc::new(Mutex::new(Searcher::new(settings.hash_mb))),
-            control: Arc::new(SearchControl::new()),
-            worker: None,
+            search_thread: SearchThread::start()
+                .map_err(|e| log::warn!("the search thread could not be started yet ({e})"))
+                .ok(),
+            guard: AnswerGuard::start(Arc::clone(&control))
+                .map_err(|e| log::warn!("the answer's guard could not be started yet ({e})"))
+                .ok(),
+            control,
+            latest_search: 0,
             settings,
             game: Game::default(),
             book: None,
             tablebases: None,
             network: crate::eval::nnue::network::embedded(),
-            guard: None,
         }
     }
 
@@ -375,8 +473,7 @@ impl Engine {
     /// else from a search on its own thread. `on_event` receives the reports; `on_answer`
     /// receives the move to play exactly once — and, for `go infinite` and `go ponder`, never
     /// before `stop` (or `ponderhit`) even if the search ends early; `on_done` is called when
-    /// the search thread ends (before its answer when it answers itself; after the guard's
-    /// when the guard answered for it: see `AnswerGuard`).
+    /// the search thread ends, after the answer (its own, or the guard's: see `AnswerGuard`).
     pub fn go(
         &mut self,
         mut limits: Limits,
@@ -429,23 +526,40 @@ impl Engine {
         on_done: impl FnOnce(&SearchResult) + Send + 'static,
     ) {
         let search_number = self.control.reset();
+        self.latest_search = search_number;
         self.control.set_pondering(job.limits.ponder);
         let control = Arc::clone(&self.control);
         let searcher = Arc::clone(&self.searcher);
         let on_answer = Arc::new(on_answer);
         let shown = ShownLine::default();
-        // Watched: the searches with a time budget, the only ones that publish a due time.
-        let timed = crate::search::time::budget(&job.limits, job.root.side_to_move(), 0);
+        // Watched: the searches with a time budget. The move's due time is known now (the
+        // search thread publishes the same): the guard covers a search thread that has not
+        // even begun by then.
+        let side = job.root.side_to_move();
+        let timed = crate::search::time::budget(&job.limits, side, job.options.move_overhead_ms);
+        if let Some(b) = timed {
+            let hard = Duration::from_millis(b.hard_ms);
+            if job.limits.ponder {
+                self.control.set_answer_after_ponderhit(hard);
+            } else {
+                let start = job.limits.received.unwrap_or_else(Instant::now);
+                self.control.set_answer_due(start + hard);
+            }
+        }
+        let job_received = job.limits.received;
         let guard_job = timed.is_some().then(|| GuardJob {
             search: search_number,
             shown: shown.clone(),
-            root: job.root,
+            unchosen: unchosen_move(
+                &job.root,
+                &job.limits.searchmoves,
+                self.searcher
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .table_move(&job.root),
+            ),
             answer: on_answer.clone(),
         });
-        // The search keeps ~2.6 KB per ply on the stack; give it room well beyond the default.
-        let thread = std::thread::Builder::new()
-            .name("search".into())
-            .stack_size(SEARCH_STACK_BYTES);
         // The search's work; should no thread start for it, it runs here, on the caller's
         // thread (`inline` says so in an info line): slower to stop, but a move still comes.
         let work = move |inline: Option<String>| {
@@ -504,47 +618,66 @@ impl Engine {
                         )));
                         // Tables may be half-updated: start afresh.
                         searcher.clear();
-                        fallback_result(&job.root, shown.moves().0)
+                        fallback_result(unchosen_move(
+                            &job.root,
+                            &job.limits.searchmoves,
+                            shown.moves().0,
+                        ))
                     }
                 }
             };
             // The GUI must not see a best move before it asked for one.
-            while (job.limits.infinite || control.pondering()) && !control.stop_requested() {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            on_done(&result);
+            control.wait_for_stop_or_ponderhit(job.limits.infinite);
+            // The answer first: telling the protocol thread wakes it, and a woken thread may
+            // take this one's core (an answer came 23 ms late so on a crowded machine). What
+            // the GUI sends after reading `bestmove` waits in the protocol thread's queue until
+            // `on_done`'s message, in order.
             if control.claim_answer(search_number) {
                 on_answer(&result);
             }
+            on_done(&result);
             control.finish_search(search_number);
         };
-        let slot = Arc::new(Mutex::new(Some(work)));
-        let for_thread = Arc::clone(&slot);
-        let spawned = thread.spawn(move || {
-            let work = for_thread.lock().unwrap_or_else(|e| e.into_inner()).take();
-            if let Some(work) = work {
-                work(None);
+        let received = job_received;
+        let work: SearchWork = Box::new(move |inline| {
+            if inline.is_none() {
+                crate::search::fault_stall(crate::search::Fault::StallAtStart);
             }
+            if let Some(at) = received {
+                log::debug!(target: "time", "the search thread began {:?} after the go was read", at.elapsed());
+            }
+            work(inline)
         });
-        match spawned {
-            Ok(handle) => {
-                self.worker = Some(handle);
-                if let Some(job) = guard_job {
-                    self.guard(job);
+        if let Some(job) = guard_job {
+            self.guard(job);
+        }
+        let slot = &mut self.search_thread;
+        let work = match slot.as_mut() {
+            Some(thread) => match thread.run(work) {
+                Ok(()) => return,
+                Err(work) => work,
+            },
+            None => work,
+        };
+        // The thread is gone or not started yet: start one now, else search here.
+        *slot = None;
+        match SearchThread::start() {
+            Ok(mut thread) => {
+                let sent = thread.run(work);
+                *slot = Some(thread);
+                if let Err(work) = sent {
+                    work(Some("it ended at once".into()));
                 }
             }
             Err(e) => {
                 log::error!("could not start the search thread: {e}");
-                let work = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
-                if let Some(work) = work {
-                    work(Some(e.to_string()));
-                }
+                work(Some(e.to_string()));
             }
         }
     }
 
-    /// Hands a timed search to the answer's guard (started the first time). Should its
-    /// thread not start, the search thread answers alone, as it always did.
+    /// Hands a timed search to the answer's guard (started again if it is not running).
+    /// Should its thread not start, the search thread answers alone.
     fn guard(&mut self, job: GuardJob) {
         if self.guard.is_none() {
             match AnswerGuard::start(Arc::clone(&self.control)) {
@@ -563,6 +696,11 @@ impl Engine {
         self.control.stop();
     }
 
+    /// Whether the latest search's move has been sent (its thread may still be ending).
+    pub fn answered(&self) -> bool {
+        self.latest_search > 0 && self.control.answered(self.latest_search)
+    }
+
     /// The opponent played the move we pondered on (the `ponderhit` was read at `at`): the
     /// search goes on as a timed search, its clock running from `at`.
     pub fn ponderhit(&self, at: std::time::Instant) {
@@ -571,9 +709,10 @@ impl Engine {
 
     /// Blocks until the running search (if any) has delivered its result.
     pub fn wait(&mut self) {
-        if let Some(worker) = self.worker.take() {
-            if worker.join().is_err() {
+        if let Some(thread) = self.search_thread.as_mut() {
+            if !thread.wait() {
                 log::error!("the search thread panicked");
+                self.search_thread = None;
             }
         }
     }
@@ -590,5 +729,55 @@ impl Drop for Engine {
     fn drop(&mut self) {
         self.stop();
         self.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `go depth 2` and returns the thread that searched.
+    fn searching_thread(engine: &mut Engine) -> std::thread::ThreadId {
+        let (tx, rx) = mpsc::channel();
+        let limits = Limits {
+            depth: Some(2),
+            ..Limits::default()
+        };
+        engine.go(
+            limits,
+            |_| {},
+            |result| assert!(result.best.is_some()),
+            move |_| tx.send(std::thread::current().id()).unwrap(),
+        );
+        engine.wait();
+        rx.recv().unwrap()
+    }
+
+    #[test]
+    fn every_search_runs_on_the_one_search_thread() {
+        let mut engine = Engine::new();
+        engine.set_option("OwnBook", Some("false")).unwrap();
+        let first = searching_thread(&mut engine);
+        assert_ne!(first, std::thread::current().id());
+        for _ in 0..3 {
+            assert_eq!(searching_thread(&mut engine), first);
+        }
+    }
+
+    #[test]
+    fn a_move_no_search_chose_keeps_to_searchmoves_and_prefers_the_tables() {
+        let root = Position::startpos();
+        let e2e4 = root.parse_uci_move("e2e4").unwrap();
+        let g1f3 = root.parse_uci_move("g1f3").unwrap();
+        assert_eq!(unchosen_move(&root, &[], Some(e2e4)), Some(e2e4));
+        assert_eq!(unchosen_move(&root, &[g1f3], Some(e2e4)), Some(g1f3));
+        assert!(unchosen_move(&root, &[], None).is_some_and(|m| root.legal_moves().contains(m)));
+        // A capture when there is one.
+        let pos = Position::from_fen("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1").unwrap();
+        let capture = pos.parse_uci_move("e4d5").unwrap();
+        assert_eq!(unchosen_move(&pos, &[], None), Some(capture));
+        // Mated: nothing to play.
+        let mated = Position::from_fen("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1").unwrap();
+        assert_eq!(unchosen_move(&mated, &[], None), None);
     }
 }

@@ -48,6 +48,11 @@ pub struct Deepening<'s, 'a, 'r> {
     pub expected: Option<secondary::ExpectedLine>,
 }
 
+/// A machine whose recent delays (`Limits::machine_delay_ms`: the reader's waits for a core and
+/// the searches' longest stalls) reach this is crowded: a ponder search there stops after depth
+/// 1 and waits for the `ponderhit` (`Worker::wait_out_pondering`).
+const CROWDED_MACHINE_MS: u64 = 4;
+
 impl Deepening<'_, '_, '_> {
     /// The root moves: all legal ones, or those of `searchmoves` (if any of them is legal).
     pub fn root_moves(root: &Position, searchmoves: &[Move]) -> Vec<RootMove> {
@@ -110,6 +115,8 @@ impl Deepening<'_, '_, '_> {
         // movetimes' reserve); every pondering thread does, to ponder politely. A search under
         // a game clock does not: it keeps nothing for them (`time::budget`), and without the
         // watch it runs exactly as before the watch existed.
+        self.worker.ponder_deferred =
+            self.worker.pondering && limits.machine_delay_ms >= CROWDED_MACHINE_MS;
         if (limits.movetime.is_some() && self.helper_id == 0) || self.worker.pondering {
             self.worker.stall_watch = StallWatch::of_this_thread();
         }

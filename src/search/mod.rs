@@ -271,6 +271,9 @@ pub struct SearchControl {
     /// The last search (by `AnswerClock::search`) whose `bestmove` has been claimed: by the
     /// search thread when it ends, or by the guard when the search thread is late.
     answered: AtomicU64,
+    /// Where a pondering thread naps (`nap_while_pondering`).
+    ponder_nap: Mutex<()>,
+    ponder_napped: Condvar,
 }
 
 /// The answer's due time, per search.
@@ -295,6 +298,8 @@ impl Default for SearchControl {
             answer: Mutex::new(AnswerClock::default()),
             answer_changed: Condvar::new(),
             answered: AtomicU64::new(0),
+            ponder_nap: Mutex::new(()),
+            ponder_napped: Condvar::new(),
         }
     }
 }
@@ -321,6 +326,7 @@ impl SearchControl {
     /// Ask the search to end as soon as possible.
     pub fn stop(&self) {
         self.stop.store(true, Ordering::SeqCst);
+        self.wake_napping_ponderer();
     }
     pub fn stop_requested(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
@@ -330,6 +336,36 @@ impl SearchControl {
     /// time from the start of the ponder search (the time pondered counts as thinking).
     pub fn set_pondering(&self, on: bool) {
         self.pondering.store(on, Ordering::SeqCst);
+        if !on {
+            self.wake_napping_ponderer();
+        }
+    }
+    /// A pondering thread giving way on a crowded machine (`Worker::ponder_politely`) sleeps
+    /// up to `nap`, and less when pondering ends (`stop`, `ponderhit`): one wake-up instead
+    /// of one per millisecond of polling, each of which took a core from a busy thread.
+    pub fn nap_while_pondering(&self, nap: Duration) {
+        let guard = self.ponder_nap.lock().unwrap_or_else(|e| e.into_inner());
+        if self.stop_requested() || !self.pondering() {
+            return;
+        }
+        let _ = self.ponder_napped.wait_timeout(guard, nap);
+    }
+    /// Sleeps until `stop`, or, unless `infinite`, until pondering ends (at once if neither
+    /// applies): a search that ended early holds its answer until the GUI asks for it.
+    pub fn wait_for_stop_or_ponderhit(&self, infinite: bool) {
+        let mut guard = self.ponder_nap.lock().unwrap_or_else(|e| e.into_inner());
+        while !self.stop_requested() && (infinite || self.pondering()) {
+            guard = self
+                .ponder_napped
+                .wait_timeout(guard, Duration::from_millis(100))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+    fn wake_napping_ponderer(&self) {
+        // Under the lock: a ponderer about to nap has either seen the change or is waiting.
+        let _guard = self.ponder_nap.lock().unwrap_or_else(|e| e.into_inner());
+        self.ponder_napped.notify_all();
     }
     pub fn pondering(&self) -> bool {
         self.pondering.load(Ordering::Relaxed)
@@ -494,6 +530,12 @@ impl Searcher {
         Arc::get_mut(&mut self.tt).expect("idle helpers hold no reference to the table")
     }
 
+    /// The table's move for `root`, if it has a legal one.
+    pub fn table_move(&self, root: &Position) -> Option<Move> {
+        let hit = self.tt.probe(root.key(), 0)?;
+        (!hit.mv.is_null() && crate::chess::legality::is_legal(root, hit.mv)).then_some(hit.mv)
+    }
+
     /// Forgets everything learnt (`ucinewgame`, `Clear Hash`).
     pub fn clear(&mut self) {
         self.tt_mut().clear();
@@ -640,19 +682,42 @@ fn fault_injection() -> u64 {
     *AFTER
 }
 
-/// Fault injection for the time-safety tests: the main search thread, at its hard limit,
-/// stalls this long before it ends, as if it had lost its core then
-/// (`BRUDNO_FAULT_STALL_AT_DEADLINE_MS`, read once; never set in play).
-pub(crate) fn stall_at_deadline() -> Duration {
-    static STALL: std::sync::LazyLock<Duration> = std::sync::LazyLock::new(|| {
+/// Fault injection for the time-safety tests, each read once from its environment variable
+/// (never set in play): the search thread stalls this long, as if it had lost its core.
+#[derive(Clone, Copy)]
+pub(crate) enum Fault {
+    /// At its hard limit, before it ends (`BRUDNO_FAULT_STALL_AT_DEADLINE_MS`).
+    StallAtDeadline,
+    /// Before the search begins (`BRUDNO_FAULT_STALL_AT_START_MS`).
+    StallAtStart,
+}
+
+/// How long `fault` stalls the search thread (zero in play).
+pub(crate) fn fault_stall_ms(fault: Fault) -> Duration {
+    fn read(name: &str) -> Duration {
         Duration::from_millis(
-            std::env::var("BRUDNO_FAULT_STALL_AT_DEADLINE_MS")
+            std::env::var(name)
                 .ok()
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(0),
         )
-    });
-    *STALL
+    }
+    static AT_DEADLINE: std::sync::LazyLock<Duration> =
+        std::sync::LazyLock::new(|| read("BRUDNO_FAULT_STALL_AT_DEADLINE_MS"));
+    static AT_START: std::sync::LazyLock<Duration> =
+        std::sync::LazyLock::new(|| read("BRUDNO_FAULT_STALL_AT_START_MS"));
+    match fault {
+        Fault::StallAtDeadline => *AT_DEADLINE,
+        Fault::StallAtStart => *AT_START,
+    }
+}
+
+/// Stalls the calling thread as `fault` asks (not at all in play).
+pub(crate) fn fault_stall(fault: Fault) {
+    let stall = fault_stall_ms(fault);
+    if !stall.is_zero() {
+        std::thread::sleep(stall);
+    }
 }
 
 #[cfg(test)]

@@ -219,6 +219,9 @@ impl Uci {
         };
         let queued = (line.to_string(), self.arrival);
         match command::parse(line) {
+            // Once the `bestmove` is out the search is over for the GUI: an `isready` then
+            // follows the commands sent before it (the search thread's end is a moment away).
+            Command::IsReady if self.engine.answered() => pending.push_back(queued),
             Command::IsReady => self.out.line("readyok"),
             // A `stop` ends the running search; when a `go` waits behind it, that search is
             // stopped too (the stop is queued after it), so that no search is left running
@@ -387,6 +390,7 @@ impl Uci {
             debug: self.debug,
         };
         self.searching = true;
+        let (received, pondering) = (limits.received, limits.ponder);
         self.engine.go(
             limits,
             move |event| {
@@ -394,12 +398,16 @@ impl Uci {
                     out.line(&line);
                 }
             },
-            move |result| out_answer.line(&format::bestmove(&root, result, style)),
             move |result| {
-                // When the search thread answers, this goes first: anything the GUI sends
-                // after reading `bestmove` must find the protocol thread idle. (It joins the
-                // search thread, so it cannot act before the answer is out.) When the guard
-                // answered for a late search thread, what the GUI sent since waits here.
+                out_answer.line(&format::bestmove(&root, result, style));
+                if let (Some(at), false) = (received, pondering) {
+                    log::debug!(target: "time", "bestmove written {:?} after the go was read", at.elapsed());
+                }
+            },
+            move |result| {
+                // After the answer: what the GUI sent since reading `bestmove` waits in the
+                // queue until this message, then runs in order (as when the guard answered
+                // for a late search thread).
                 let _ = tx.send(Input::SearchDone(result.longest_stall));
             },
         );
