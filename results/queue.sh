@@ -60,7 +60,8 @@ soak() {  # issue 20's soak on the engine as it ships
     [ -e $Q/soak-$V.done ] && return 0
     ./scripts/soak -engine "$SHIP" -games 10000 -batch 20 -concurrency 2 -timemargin 0 \
         -seed 2020 -openings /work/m/openings/8moves_v3_half.pgn -journal $Q/soak-$V.jsonl \
-        -pgnout $Q/soak-$V.pgn -quiet > $Q/soak-$V.log 2>&1 && touch $Q/soak-$V.done
+        -pgnout $Q/soak-$V.pgn -enginelog $Q/enginelog-$V -quiet > $Q/soak-$V.log 2>&1 \
+        && touch $Q/soak-$V.done
 }
 if [ -x "$SHIP" ]; then
 # The soak first: on 3e93c18 it found, in its 44th batch, a time loss that the 3,000 games of
