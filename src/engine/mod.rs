@@ -629,9 +629,8 @@ impl Engine {
             // The GUI must not see a best move before it asked for one.
             control.wait_for_stop_or_ponderhit(job.limits.infinite);
             // The answer first: telling the protocol thread wakes it, and a woken thread may
-            // take this one's core (an answer came 23 ms late so on a crowded machine). What
-            // the GUI sends after reading `bestmove` waits in the protocol thread's queue until
-            // `on_done`'s message, in order.
+            // take its waker's core on a crowded machine. What the GUI sends after reading
+            // `bestmove` waits in the protocol thread's queue until `on_done`'s message.
             if control.claim_answer(search_number) {
                 on_answer(&result);
             }
