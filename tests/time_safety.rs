@@ -299,9 +299,17 @@ fn a_search_thread_that_has_not_begun_by_its_deadline_still_answers_on_time() {
 #[cfg(target_os = "linux")]
 fn on_a_machine_seen_crowded_pondering_waits_for_the_ponderhit() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // With `Threads 2` the helper waits too.
+    for threads in [1, 2] {
+        ponder_on_a_machine_seen_crowded(threads);
+    }
+}
+
+fn ponder_on_a_machine_seen_crowded(threads: u32) {
     let mut gui = Gui::start();
     gui.send("setoption name OwnBook value false");
     gui.send("setoption name Ponder value true");
+    gui.send(&format!("setoption name Threads value {threads}"));
     let crowd = Crowd::start();
     // A timed search on the crowded machine: its waits for a core are what the engine learns.
     gui.send("position startpos");
@@ -318,7 +326,7 @@ fn on_a_machine_seen_crowded_pondering_waits_for_the_ponderhit() {
     drop(crowd);
     assert!(
         cpu < Duration::from_millis(15),
-        "a second of pondering on a crowded machine took {cpu:?} on a core"
+        "Threads {threads}: a second of pondering on a crowded machine took {cpu:?} on a core"
     );
     let pos = Position::startpos();
     let pos = pos.after(pos.parse_uci_move("e2e4").unwrap());
@@ -334,6 +342,6 @@ fn on_a_machine_seen_crowded_pondering_waits_for_the_ponderhit() {
         .unwrap_or(0);
     assert!(
         deepest >= 4,
-        "the ponderhit's search reached depth {deepest}: {lines:?}"
+        "Threads {threads}: the ponderhit's search reached depth {deepest}: {lines:?}"
     );
 }

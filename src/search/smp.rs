@@ -338,6 +338,8 @@ fn run_helper(job: &HelperJob, td: &mut ThreadData, id: usize) -> SearchResult {
     let limits = Limits {
         infinite: true,
         searchmoves: job.limits.searchmoves.clone(),
+        // On a crowded machine a pondering helper waits after depth 1, as the main thread does.
+        machine_delay_ms: job.limits.machine_delay_ms,
         ..Limits::default()
     };
     let options = SearchOptions {
