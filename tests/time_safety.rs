@@ -311,10 +311,16 @@ fn ponder_on_a_machine_seen_crowded(threads: u32) {
     gui.send("setoption name Ponder value true");
     gui.send(&format!("setoption name Threads value {threads}"));
     let crowd = Crowd::start();
-    // A timed search on the crowded machine: its waits for a core are what the engine learns.
+    // Timed searches on the crowded machine: their waits for a core are what the engine
+    // learns; the second says how much it keeps in hand for them (the test's premise).
+    gui.send("debug on");
     gui.send("position startpos");
     gui.send("go movetime 300");
     gui.until("bestmove");
+    gui.send("go movetime 300");
+    let kept = kept_in_hand(&gui.until("bestmove")).unwrap_or(0);
+    assert!(kept >= 4, "Threads {threads}: the machine was not seen crowded ({kept} ms kept in hand), so this test tests nothing");
+    gui.send("debug off");
     gui.send("position startpos moves e2e4");
     gui.sync();
     let cpu0 = cpu_time(gui.pid());

@@ -227,7 +227,7 @@ impl AnswerGuard {
         if !control.claim_answer(job.search) {
             return;
         }
-        control.stop();
+        control.stop_search(job.search);
         let mut result = fallback_result(Some(best));
         result.ponder = ponder;
         (job.answer)(&result);
@@ -499,8 +499,8 @@ impl Engine {
                 surprise_depth: 0,
                 longest_stall: Duration::ZERO,
             };
-            on_done(&result);
             on_answer(&result);
+            on_done(&result);
             return;
         }
         let tables = self.tablebases.as_deref();

@@ -21,7 +21,7 @@ mod worker;
 
 use crate::chess::{Move, Position};
 use iterate::Deepening;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 use thread::ThreadData;
@@ -271,9 +271,12 @@ pub struct SearchControl {
     /// The last search (by `AnswerClock::search`) whose `bestmove` has been claimed: by the
     /// search thread when it ends, or by the guard when the search thread is late.
     answered: AtomicU64,
-    /// Where a pondering thread naps (`nap_while_pondering`).
+    /// Where a pondering thread naps (`nap_while_pondering`), and how many nap there: `stop`
+    /// and the `ponderhit` take the lock only when one does (a helper of idle priority that
+    /// lost its core holding it would hold up every `stop`).
     ponder_nap: Mutex<()>,
     ponder_napped: Condvar,
+    nappers: AtomicUsize,
 }
 
 /// The answer's due time, per search.
@@ -300,6 +303,7 @@ impl Default for SearchControl {
             answered: AtomicU64::new(0),
             ponder_nap: Mutex::new(()),
             ponder_napped: Condvar::new(),
+            nappers: AtomicUsize::new(0),
         }
     }
 }
@@ -345,27 +349,46 @@ impl SearchControl {
     /// of one per millisecond of polling, each of which took a core from a busy thread.
     pub fn nap_while_pondering(&self, nap: Duration) {
         let guard = self.ponder_nap.lock().unwrap_or_else(|e| e.into_inner());
-        if self.stop_requested() || !self.pondering() {
-            return;
+        // Counted before the flags are read: a `stop` that comes after this sees the napper
+        // and takes the lock, which it gets only once the nap has begun.
+        self.nappers.fetch_add(1, Ordering::SeqCst);
+        if !self.stop.load(Ordering::SeqCst) && self.pondering.load(Ordering::SeqCst) {
+            let _ = self.ponder_napped.wait_timeout(guard, nap);
         }
-        let _ = self.ponder_napped.wait_timeout(guard, nap);
+        self.nappers.fetch_sub(1, Ordering::SeqCst);
     }
     /// Sleeps until `stop`, or, unless `infinite`, until pondering ends (at once if neither
     /// applies): a search that ended early holds its answer until the GUI asks for it.
     pub fn wait_for_stop_or_ponderhit(&self, infinite: bool) {
         let mut guard = self.ponder_nap.lock().unwrap_or_else(|e| e.into_inner());
-        while !self.stop_requested() && (infinite || self.pondering()) {
+        self.nappers.fetch_add(1, Ordering::SeqCst);
+        while !self.stop.load(Ordering::SeqCst)
+            && (infinite || self.pondering.load(Ordering::SeqCst))
+        {
             guard = self
                 .ponder_napped
                 .wait_timeout(guard, Duration::from_millis(100))
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
+        self.nappers.fetch_sub(1, Ordering::SeqCst);
     }
     fn wake_napping_ponderer(&self) {
-        // Under the lock: a ponderer about to nap has either seen the change or is waiting.
-        let _guard = self.ponder_nap.lock().unwrap_or_else(|e| e.into_inner());
-        self.ponder_napped.notify_all();
+        // The flag was stored (SeqCst) before this: a thread about to nap has either seen it
+        // or is counted here, and then waits (the lock is free once it does) or is waiting.
+        if self.nappers.load(Ordering::SeqCst) > 0 {
+            let _guard = self.ponder_nap.lock().unwrap_or_else(|e| e.into_inner());
+            self.ponder_napped.notify_all();
+        }
+    }
+
+    /// Stops the search, if it is still search `search` (the guard, which may have lost its
+    /// core since it claimed the answer, must not stop the next one).
+    pub fn stop_search(&self, search: u64) {
+        let clock = self.answer_clock();
+        if clock.search == search {
+            self.stop();
+        }
     }
     pub fn pondering(&self) -> bool {
         self.pondering.load(Ordering::Relaxed)
@@ -641,6 +664,9 @@ impl Searcher {
             false,
         );
         worker.helper_control = Some(&helpers);
+        // A `ponderhit` read since the helpers were told: they follow this thread, which
+        // tells them of a later one (`Worker::on_ponderhit`).
+        helpers.set_pondering(worker.pondering);
         worker.panic_after_nodes = fault_injection();
         let main = Deepening {
             worker: &mut worker,

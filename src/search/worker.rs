@@ -328,17 +328,11 @@ impl<'a> Worker<'a> {
             .map_or(std::time::Duration::ZERO, |w| w.longest())
     }
 
-    /// Pondering is a guess made on the opponent's time. On a machine with more busy threads
-    /// than cores it would take a core from a search whose clock runs (the opponent's, or
-    /// another game's), and every answer there comes late. So once a pondering thread has
-    /// had to wait for a core, it ponders only a fifth of the time for the next 50 ms (2 ms
-    /// on, 8 ms asleep), and again each time it waits. Where a core is free it never waits
-    /// and ponders at full speed; `ponderhit` and `stop` are seen within a millisecond.
-    #[cold]
     /// Sleeps until pondering ends (`ponderhit` or `stop`). On a crowded machine pondering
     /// takes a core from a thread that needs it now (the other game's search, this engine's
     /// answer's guard): with both engines pondering beside another game on two cores, 1-2%
     /// of the games at 0.05 s a move were lost on time, none with pondering off.
+    #[cold]
     fn wait_out_pondering(&mut self) {
         self.ponder_waited = true;
         while self.control.pondering() && !self.control.stop_requested() {
@@ -347,6 +341,14 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// Pondering is a guess made on the opponent's time. On a machine with more busy threads
+    /// than cores it would take a core from a search whose clock runs (the opponent's, or
+    /// another game's), and every answer there comes late. So once a pondering thread has
+    /// had to wait for a core, it ponders 2 ms in 42 for the next 50 ms, and again each time
+    /// it waits (a machine already seen crowded is not pondered on at all:
+    /// `wait_out_pondering`). Where a core is free it never waits and ponders at full speed;
+    /// `ponderhit` and `stop` wake it at once.
+    #[cold]
     fn ponder_politely(&mut self, now: Instant, stall: std::time::Duration) {
         if stall >= CROWDED {
             self.crowded_until = Some(now + CROWDED_FOR);
