@@ -733,6 +733,13 @@ fn every_switch_changes_the_search_and_stays_deterministic() {
 }
 
 /// A search under a game clock, collecting the search's debug notes.
+/// The tests of searches under a clock take turns: what they check depends on how deep a
+/// search gets in its time, and beside each other on a small machine they got too shallow.
+fn clocked_turn() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn clocked(p: &Position, ms: i64, options: &SearchOptions) -> (SearchResult, Vec<String>) {
     clocked_by(&mut Searcher::new(16), p, ms, options)
 }
@@ -814,6 +821,7 @@ fn secondary_search_leaves_analysis_limits_exactly_as_they_were() {
 
 #[test]
 fn secondary_search_gives_no_verdict_when_a_depth_limit_comes_with_the_clock() {
+    let _turn = clocked_turn();
     // `go wtime … depth 8`: the depth is the limit the user asked for.
     let p = pos("r1bq1rk1/p1pn2bp/1p4p1/3Ppn2/P7/BPNQ1NP1/5PBP/R4RK1 b - - 1 17");
     let limits = Limits {
@@ -881,6 +889,7 @@ fn the_verdict(notes: &[String]) -> Option<VerdictNote> {
 
 #[test]
 fn secondary_search_gives_at_most_one_verdict_per_move_under_a_clock_only() {
+    let _turn = clocked_turn();
     let mut verdicts = 0;
     for (r, notes, _) in clocked_over_positions(&secondary_on()) {
         assert!(r.best.is_some());
@@ -891,8 +900,16 @@ fn secondary_search_gives_at_most_one_verdict_per_move_under_a_clock_only() {
         assert!(n <= 1, "{notes:?}");
         verdicts += n;
     }
-    // A settled move that did not fall gets none; among ten positions some do.
-    assert!(verdicts >= 1);
+    // A settled move that did not fall gets none; among ten positions some usually do. On a
+    // machine busy with the other tests the searches may stay too shallow for one: the rest of
+    // the bench positions are tried then, until one gives a verdict.
+    if verdicts == 0 {
+        let more = brudno::search::bench::POSITIONS[10..].iter().any(|fen| {
+            let (_, notes) = clocked(&pos(fen), 10_000, &secondary_on());
+            notes.iter().any(|n| n.starts_with("secondary depth"))
+        });
+        assert!(more, "no verdict in any of the bench positions");
+    }
     // Off: the plain time manager, no verdict.
     for (_, notes, _) in clocked_over_positions(&secondary_off()) {
         assert!(notes.is_empty(), "{notes:?}");
@@ -901,6 +918,7 @@ fn secondary_search_gives_at_most_one_verdict_per_move_under_a_clock_only() {
 
 #[test]
 fn after_a_hold_the_move_is_played_and_after_a_surprise_the_search_goes_on() {
+    let _turn = clocked_turn();
     // What follows a verdict is tested here, whoever gave it: the placebo's coin says
     // "surprise" always (100%) or almost never (1%), so both kinds come on any machine. (Over
     // ten fresh positions the real verification is seldom asked — a settled move that did not
@@ -940,9 +958,10 @@ fn after_a_hold_the_move_is_played_and_after_a_surprise_the_search_goes_on() {
                 // A hold is played at once.
                 assert_eq!(r.depth, depth, "{notes:?}");
                 holds += 1;
-            } else if at_ms >= target_ms {
+            } else if at_ms > target_ms {
                 // After the node cap the plain time manager decides: its target, already
-                // passed, stops the search too.
+                // passed, stops the search too. (Equal whole milliseconds is not passed: the
+                // target has a fraction the note does not print.)
                 assert_eq!(r.depth, depth, "{notes:?}");
             } else {
                 // A node cap on a move checked early (the placebo's coin picks some, as the
@@ -959,6 +978,7 @@ fn after_a_hold_the_move_is_played_and_after_a_surprise_the_search_goes_on() {
 
 #[test]
 fn on_the_expected_line_the_planned_answer_is_verified_early_and_played_when_it_holds() {
+    let _turn = clocked_turn();
     // Each of ten positions is searched to depth 10 (the same line every run); then the game
     // follows the line the search expected (our move, the predicted reply) and the next
     // search — same searcher, under a clock — checks the planned answer early.
