@@ -335,10 +335,7 @@ impl<'a> Worker<'a> {
     #[cold]
     fn wait_out_pondering(&mut self) {
         self.ponder_waited = true;
-        while self.control.pondering() && !self.control.stop_requested() {
-            self.control
-                .nap_while_pondering(std::time::Duration::from_millis(100));
-        }
+        self.control.wait_for_stop_or_ponderhit(false);
     }
 
     /// Pondering is a guess made on the opponent's time. On a machine with more busy threads
