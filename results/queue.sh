@@ -56,6 +56,8 @@ SHIP=${SHIP:-}
 # engine means a new binary, and its jobs start afresh (2026-12-03: c05165b's soak lost on time
 # at 0.05 s a move with pondering; its series and soak journals stay under their names).
 V=${SHIP##*/brudno-}
+# Since the eighteenth session a batch plays no more games at a time than the cores divided by
+# Brudno's Threads (scripts/soak; README, "Oversubscribed at 0.05 s a move").
 soak() {  # issue 20's soak on the engine as it ships
     [ -e $Q/soak-$V.done ] && return 0
     ./scripts/soak -engine "$SHIP" -games 10000 -batch 20 -concurrency 2 -timemargin 0 \

@@ -351,3 +351,35 @@ fn ponder_on_a_machine_seen_crowded(threads: u32) {
         "Threads {threads}: the ponderhit's search reached depth {deepest}: {lines:?}"
     );
 }
+
+/// With more threads than cores the engine's own threads crowd the cores at the deadline, so a
+/// `movetime` keeps at least a fixed floor back (`time::OVERSUBSCRIBED_RESERVE_MS`; the
+/// arithmetic is the unit tests'); the search says so in debug mode, and not otherwise.
+#[test]
+fn more_threads_than_cores_keep_a_floor_back_under_a_movetime() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let cores = Crowd::cores();
+    let mut gui = Gui::start();
+    gui.send("setoption name OwnBook value false");
+    gui.send("debug on");
+    gui.send("position startpos");
+    let says_floor = |lines: &[String]| {
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string a floor of ") && l.contains("more threads"))
+    };
+    for (threads, expected) in [(cores, false), (cores + 1, true)] {
+        gui.send(&format!("setoption name Threads value {threads}"));
+        gui.send("go movetime 100");
+        let lines = gui.until("bestmove");
+        assert_eq!(
+            says_floor(&lines),
+            expected,
+            "Threads {threads} on {cores} cores: {lines:?}"
+        );
+        // A game clock has its own reserve: no floor there.
+        gui.send("go wtime 2000 btime 2000");
+        let lines = gui.until("bestmove");
+        assert!(!says_floor(&lines), "Threads {threads}, a clock: {lines:?}");
+    }
+}

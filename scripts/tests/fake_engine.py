@@ -14,6 +14,9 @@ and misbehaves as told by its first argument:
     winner      reports score cp +1000
     noquit      ignores quit (like gnuchess --uci)
     deafponder  behaves, but never answers `stop` during a `go ponder` (stall)
+    spin        behaves, but on `go movetime N` keeps a core busy until N - 10 ms after its
+                `position` line was read (an engine with 10 ms of overhead and nothing else in
+                hand): its lateness beside real engines is the machine's and the runner's
 Every bestmove names a ponder move (the reply it would play). `go ponder` answers only at
 `ponderhit` (with the same move as a normal go) or `stop`.
     xboard      speaks CECP (feature setboard=1 usermove=1 ping=1) and behaves
@@ -53,7 +56,10 @@ def bestmove_line():
 
 def uci_loop():
     global board, gos, pondering
+    read_at = time.monotonic()
     for raw in sys.stdin:
+        if not raw.startswith("go"):
+            read_at = time.monotonic()
         parts = raw.split()
         if not parts:
             continue
@@ -102,6 +108,14 @@ def uci_loop():
                 continue  # the answer comes at "stop"
             if mode == "slow" and third:
                 time.sleep(0.5)
+            if mode == "spin" and "movetime" in parts:
+                line = bestmove_line()
+                until = read_at + (int(parts[parts.index("movetime") + 1]) - 10) / 1000
+                while time.monotonic() < until:
+                    pass
+                out(f"info depth 1 score cp 0 nodes 1 pv {line.split()[1]}")
+                out(line)
+                continue
             score = -1000 if mode == "resigner" and gos >= 2 else 1000 if mode == "winner" else 0
             out(f"info depth 3 score cp {score} nodes 10 pv {pick().uci()}")
             if mode == "illegal" and third:

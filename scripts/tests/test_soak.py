@@ -112,6 +112,15 @@ class JournalTest(unittest.TestCase):
         self.assertNotIn("growth", state["rss"][16])
 
 
+class ConcurrencyTest(unittest.TestCase):
+    def test_games_at_a_time_fit_the_cores_unless_oversubscribing(self):
+        fit = [soak.batch_concurrency(2, t, False, cores=2) for t in (1, 2, 3, 4)]
+        self.assertEqual(fit, [2, 1, 1, 1])
+        self.assertEqual([soak.batch_concurrency(2, t, True, cores=2) for t in (1, 4)], [2, 2])
+        self.assertEqual(soak.batch_concurrency(3, 2, False, cores=8), 3)
+        self.assertEqual(soak.batch_concurrency(1, 1, False, cores=8), 1)
+
+
 class TimingTest(unittest.TestCase):
     def test_worst_values(self):
         t = soak.Timing()
@@ -124,6 +133,33 @@ class TimingTest(unittest.TestCase):
         self.assertEqual(t.worst["1+0.01"][1], "g3")
         self.assertAlmostEqual(t.worst["nodes=20000"][0], 200, places=3)
         self.assertEqual(t.games["1+0.01"], 2)
+
+    def test_a_move_over_its_time_is_named_with_its_process_and_time(self):
+        import threading
+
+        class Reply:
+            elapsed = 0.06
+
+        class Inner:
+            proc = None
+
+            def new_game(self, tc=None):
+                return None
+
+            def think(self, *args, **kwargs):
+                return Reply()
+
+        local = threading.local()
+        probe = soak.Probe(Inner(), local)
+        probe.new_game()
+        probe.think("startpos", [], "", 0.05, 0)     # 60 ms of 50: late
+        probe.think("startpos", [], "", 0.1, 0)      # 60 ms of 100: in time
+        probe.think("startpos", [], "", None, 0)     # untimed
+        self.assertEqual(len(local.moves), 3)
+        self.assertEqual(len(local.late), 1)
+        move, elapsed, allowed, pid, at = local.late[0]
+        self.assertEqual((move, elapsed, allowed, pid), (1, 0.06, 0.05, None))
+        self.assertRegex(at, r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
 
     def test_vm_rss_of_self(self):
         self.assertGreater(soak.vm_rss_kb(os.getpid()), 0)

@@ -536,7 +536,7 @@ impl Engine {
         // search thread publishes the same): the guard covers a search thread that has not
         // even begun by then.
         let side = job.root.side_to_move();
-        let timed = crate::search::time::budget(&job.limits, side, job.options.move_overhead_ms);
+        let timed = crate::search::time::budget(&job.limits, side, &job.options);
         if let Some(b) = timed {
             let hard = Duration::from_millis(b.hard_ms);
             if job.limits.ponder {

@@ -5,6 +5,7 @@
 
 use super::score::*;
 use super::secondary::{self, Verdict};
+use super::smp;
 use super::strength;
 use super::thread::LMR;
 use super::time::{self, TimeBudget};
@@ -106,7 +107,7 @@ impl Deepening<'_, '_, '_> {
     /// Runs the iterations and returns the result.
     pub fn run(&mut self, limits: &Limits, options: &SearchOptions) -> SearchResult {
         let root = self.root;
-        self.worker.budget = time::budget(limits, root.side_to_move(), options.move_overhead_ms);
+        self.worker.budget = time::budget(limits, root.side_to_move(), options);
         if let Some(at) = limits.received {
             self.worker.count_time_from(at);
         }
@@ -119,6 +120,14 @@ impl Deepening<'_, '_, '_> {
             self.worker.pondering && limits.machine_delay_ms >= CROWDED_MACHINE_MS;
         if (limits.movetime.is_some() && self.helper_id == 0) || self.worker.pondering {
             self.worker.stall_watch = StallWatch::of_this_thread();
+        }
+        if self.helper_id == 0 && limits.movetime.is_some() && options.threads > smp::cores() {
+            (self.report)(SearchEvent::Debug(format!(
+                "a floor of {} ms under what this movetime keeps back: more threads ({}) than cores ({})",
+                time::OVERSUBSCRIBED_RESERVE_MS,
+                options.threads,
+                smp::cores()
+            )));
         }
         if self.helper_id == 0 && limits.movetime.is_some() && limits.machine_delay_ms > 0 {
             (self.report)(SearchEvent::Debug(format!(
@@ -333,7 +342,9 @@ impl Deepening<'_, '_, '_> {
                 "answered at {} ms of {} on the clock ({} ms kept for the machine's delays); longest wait for a core {:?}",
                 self.worker.clock_ms(),
                 b.hard_ms,
-                limits.machine_delay_ms,
+                limits.movetime.map_or(0, |mt| {
+                    (mt - options.move_overhead_ms as i64).max(0) as u64
+                }).saturating_sub(b.hard_ms),
                 self.worker.longest_stall(),
             );
         }

@@ -94,7 +94,7 @@ pub struct Pool {
 /// main thread waited up to ~300 ms for its turn among 255 helpers (`scripts/oversubscription`,
 /// README). A thread can lower its priority but not raise it again, so a change of regime
 /// starts the helpers afresh.
-fn cores() -> usize {
+pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 

@@ -7,7 +7,7 @@
 //! checked inside the tree every few thousand nodes and ends the search mid-iteration.
 //! Neither ever interrupts depth 1 (the search enforces that).
 
-use super::Limits;
+use super::{Limits, SearchOptions};
 use crate::chess::Color;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -21,18 +21,31 @@ pub struct TimeBudget {
 /// Moves we plan for when the GUI does not say (sudden death).
 const DEFAULT_MOVES_TO_GO: i64 = 30;
 
+/// What a `movetime` keeps in hand at least (ms) when `Threads` is more than the machine's
+/// cores. Then the engine's own threads crowd the cores at the deadline, and the recent waits
+/// measured (`Limits::machine_delay_ms`) can be near nothing just before a long one: with
+/// `Threads 4` on two cores at 0.05 s a move, two games at a time, the answer's guard waited
+/// up to 21 ms for a core, and the soaks on 3e93c18 and 37ac253 each lost a game on time
+/// there (6.4 and 0.4 ms over) with 0–5 ms kept. (README, "Oversubscribed at 0.05 s a move".)
+pub const OVERSUBSCRIBED_RESERVE_MS: u64 = 20;
+
 /// The budget for this move, or `None` when no clock applies (depth, nodes, mate, infinite).
-pub fn budget(limits: &Limits, side: Color, overhead_ms: u64) -> Option<TimeBudget> {
+pub fn budget(limits: &Limits, side: Color, options: &SearchOptions) -> Option<TimeBudget> {
     if limits.infinite {
         return None;
     }
-    let overhead = overhead_ms as i64;
+    let overhead = options.move_overhead_ms as i64;
     if let Some(mt) = limits.movetime {
         // A fixed time per move: use it all, less the overhead and how late an answer may
         // come on this machine now (never more than three quarters of it), but at least a
         // millisecond. A game clock keeps a reserve for the machine's delays (below); a
         // movetime has none.
-        let machine_delay = limits.machine_delay_ms.min(i64::MAX as u64) as i64;
+        let floor = if options.threads > super::smp::cores() {
+            OVERSUBSCRIBED_RESERVE_MS
+        } else {
+            0
+        };
+        let machine_delay = limits.machine_delay_ms.max(floor).min(i64::MAX as u64) as i64;
         let usable = mt.max(0) - overhead;
         let t = (usable - machine_delay.min(usable * 3 / 4)).max(1) as u64;
         return Some(TimeBudget {
@@ -103,6 +116,11 @@ pub fn soft_scale(stable_iterations: u32, score_drop: i32, best_move_nodes: f64)
 mod tests {
     use super::*;
 
+    /// One thread, 10 ms of `Move Overhead`.
+    fn opts() -> SearchOptions {
+        SearchOptions::default()
+    }
+
     fn clock(time: i64, inc: i64, mtg: Option<u32>) -> Limits {
         Limits {
             wtime: Some(time),
@@ -116,17 +134,17 @@ mod tests {
 
     #[test]
     fn no_clock_no_budget() {
-        assert_eq!(budget(&Limits::default(), Color::White, 10), None);
+        assert_eq!(budget(&Limits::default(), Color::White, &opts()), None);
         let l = Limits {
             depth: Some(5),
             ..Default::default()
         };
-        assert_eq!(budget(&l, Color::Black, 10), None);
+        assert_eq!(budget(&l, Color::Black, &opts()), None);
         let l = Limits {
             infinite: true,
             ..clock(1000, 0, None)
         };
-        assert_eq!(budget(&l, Color::White, 10), None);
+        assert_eq!(budget(&l, Color::White, &opts()), None);
     }
 
     #[test]
@@ -135,13 +153,13 @@ mod tests {
             movetime: Some(100),
             ..Default::default()
         };
-        let b = budget(&l, Color::White, 10).unwrap();
+        let b = budget(&l, Color::White, &opts()).unwrap();
         assert_eq!((b.soft_ms, b.hard_ms, b.scalable), (90, 90, false));
         let l = Limits {
             movetime: Some(-5),
             ..Default::default()
         };
-        assert_eq!(budget(&l, Color::White, 10).unwrap().hard_ms, 1);
+        assert_eq!(budget(&l, Color::White, &opts()).unwrap().hard_ms, 1);
     }
 
     #[test]
@@ -151,7 +169,7 @@ mod tests {
             machine_delay_ms,
             ..Default::default()
         };
-        let hard = |l: &Limits| budget(l, Color::White, 10).unwrap().hard_ms;
+        let hard = |l: &Limits| budget(l, Color::White, &opts()).unwrap().hard_ms;
         assert_eq!(hard(&movetime(0)), 40);
         assert_eq!(hard(&movetime(12)), 28);
         assert_eq!(hard(&movetime(500)), 10);
@@ -162,18 +180,48 @@ mod tests {
                 ..clock(time, 50, None)
             };
             assert_eq!(
-                budget(&clock(12), Color::White, 10),
-                budget(&clock(0), Color::White, 10)
+                budget(&clock(12), Color::White, &opts()),
+                budget(&clock(0), Color::White, &opts())
             );
         }
     }
 
     #[test]
+    fn more_threads_than_cores_keep_a_floor_in_hand_under_a_movetime() {
+        let threads = |threads| SearchOptions { threads, ..opts() };
+        let movetime = |machine_delay_ms| Limits {
+            movetime: Some(50),
+            machine_delay_ms,
+            ..Default::default()
+        };
+        let hard = |l: &Limits, o: &SearchOptions| budget(l, Color::White, o).unwrap().hard_ms;
+        let cores = crate::search::smp::cores();
+        let floor = OVERSUBSCRIBED_RESERVE_MS;
+        assert_eq!(hard(&movetime(0), &threads(cores)), 40);
+        assert_eq!(hard(&movetime(0), &threads(cores + 1)), 40 - floor);
+        assert_eq!(
+            hard(&movetime(floor + 5), &threads(cores + 1)),
+            40 - floor - 5
+        );
+        // Still never more than three quarters of the usable time.
+        let short = Limits {
+            movetime: Some(20),
+            ..Default::default()
+        };
+        assert_eq!(hard(&short, &threads(cores + 1)), 3);
+        // A game clock has its own reserve.
+        assert_eq!(
+            budget(&clock(1000, 10, None), Color::White, &threads(cores + 1)),
+            budget(&clock(1000, 10, None), Color::White, &threads(1))
+        );
+    }
+
+    #[test]
     fn sudden_death_and_increment() {
-        let b = budget(&clock(60_000, 0, None), Color::White, 10).unwrap();
+        let b = budget(&clock(60_000, 0, None), Color::White, &opts()).unwrap();
         assert!(b.soft_ms > 1000 && b.soft_ms < 3000, "{b:?}");
         assert!(b.hard_ms > b.soft_ms && b.hard_ms < 15_000);
-        let with_inc = budget(&clock(60_000, 1000, None), Color::White, 10).unwrap();
+        let with_inc = budget(&clock(60_000, 1000, None), Color::White, &opts()).unwrap();
         assert!(with_inc.soft_ms > b.soft_ms);
     }
 
@@ -182,7 +230,7 @@ mod tests {
         for time in [-100, 0, 1, 5, 20, 50, 100, 300, 1000] {
             for inc in [0, 20, 1000] {
                 for mtg in [None, Some(1), Some(2), Some(40)] {
-                    let b = budget(&clock(time, inc, mtg), Color::Black, 10).unwrap();
+                    let b = budget(&clock(time, inc, mtg), Color::Black, &opts()).unwrap();
                     assert!(b.soft_ms <= b.hard_ms);
                     assert!(b.hard_ms >= 1);
                     if time > 50 {
@@ -195,7 +243,7 @@ mod tests {
 
     #[test]
     fn last_move_before_the_control_may_use_most_of_the_time() {
-        let b = budget(&clock(10_000, 0, Some(1)), Color::White, 10).unwrap();
+        let b = budget(&clock(10_000, 0, Some(1)), Color::White, &opts()).unwrap();
         assert!(b.hard_ms >= 8000, "{b:?}");
     }
 
