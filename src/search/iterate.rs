@@ -121,7 +121,8 @@ impl Deepening<'_, '_, '_> {
         if (limits.movetime.is_some() && self.helper_id == 0) || self.worker.pondering {
             self.worker.stall_watch = StallWatch::of_this_thread();
         }
-        if self.helper_id == 0 && limits.movetime.is_some() && options.threads > smp::cores() {
+        if self.helper_id == 0 && limits.movetime.is_some() && smp::oversubscribed(options.threads)
+        {
             (self.report)(SearchEvent::Debug(format!(
                 "a floor of {} ms under what this movetime keeps back: more threads ({}) than cores ({})",
                 time::OVERSUBSCRIBED_RESERVE_MS,
