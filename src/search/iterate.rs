@@ -121,8 +121,7 @@ impl Deepening<'_, '_, '_> {
         if (limits.movetime.is_some() && self.helper_id == 0) || self.worker.pondering {
             self.worker.stall_watch = StallWatch::of_this_thread();
         }
-        if self.helper_id == 0 && limits.movetime.is_some() && smp::oversubscribed(options.threads)
-        {
+        if self.helper_id == 0 && limits.movetime.is_some() && options.threads > smp::cores() {
             (self.report)(SearchEvent::Debug(format!(
                 "a floor of {} ms under what this movetime keeps back: more threads ({}) than cores ({})",
                 time::OVERSUBSCRIBED_RESERVE_MS,

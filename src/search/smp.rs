@@ -94,17 +94,8 @@ pub struct Pool {
 /// main thread waited up to ~300 ms for its turn among 255 helpers (`scripts/oversubscription`,
 /// README). A thread can lower its priority but not raise it again, so a change of regime
 /// starts the helpers afresh.
-/// Asked once: `available_parallelism` reads the affinity mask and the cgroup's quota files,
-/// and every timed search asks (`time::budget`, on each thread).
 pub(crate) fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
-
-/// Whether `threads` search threads are more than the machine's cores: then helpers yield
-/// (`Pool::resize`) and a `movetime` keeps a floor back (`time::budget`).
-pub(crate) fn oversubscribed(threads: usize) -> bool {
-    threads > cores()
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// How many of `wanted` more helpers fit in 90% of `available` bytes (the rule for the hash
@@ -144,7 +135,7 @@ impl Pool {
         } else {
             n
         };
-        let yielding = oversubscribed(fit + 1);
+        let yielding = fit + 1 > cores();
         if yielding != self.yielding {
             self.stop_all();
             self.yielding = yielding;

@@ -40,7 +40,7 @@ pub fn budget(limits: &Limits, side: Color, options: &SearchOptions) -> Option<T
         // come on this machine now (never more than three quarters of it), but at least a
         // millisecond. A game clock keeps a reserve for the machine's delays (below); a
         // movetime has none.
-        let floor = if super::smp::oversubscribed(options.threads) {
+        let floor = if options.threads > super::smp::cores() {
             OVERSUBSCRIBED_RESERVE_MS
         } else {
             0
