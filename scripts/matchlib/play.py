@@ -1,6 +1,7 @@
 """The python-chess game runner: plays games between two engines with clocks, adjudication and
 error accounting, in parallel, with progress lines, PGN output, and an SPRT stop."""
 import datetime
+import gc
 import threading
 import time
 from dataclasses import dataclass, field
@@ -10,6 +11,7 @@ import chess.pgn
 
 from . import stats
 from .engines import EngineError, start_engine, MATE_CP
+from .judge import PauseWatch, freeze_startup_objects, pause_between
 from .tc import Clock
 
 PROBLEM_KINDS = ("illegal", "crash", "timeloss", "disconnect", "stall", "protocol", "init")
@@ -228,6 +230,7 @@ def play_game(engines, specs, white_slot, opening, index, pair, adj, margin=0.05
             kwargs = {}
             if eng.proto == "xboard" and tcs[side].kind == "clock":
                 kwargs = {"my_clock": clock.left, "opp_clock": clocks[not side].left}
+            asked = time.monotonic()
             reply = eng.think(opening.fen, moves, go_args, clock.allowed(), margin, hang_timeout, **kwargs)
         except EngineError as e:
             fail(side, e.kind, str(e), e.kind, f"{_colour(side)} {'crashes' if e.kind == 'crash' else e.kind}: {e}")
@@ -240,6 +243,12 @@ def play_game(engines, specs, white_slot, opening, index, pair, adj, margin=0.05
         if reply.late or not flag_ok:
             msg = (f"move {board.fullmove_number}: answered after {reply.elapsed:.3f} s "
                    f"with {allowed_before:.3f} s allowed (margin {margin:g} s)")
+            # Whether the judge itself stood still meanwhile (a wait it charged to the engine).
+            # Measured a little after the move, so that a pause ending with it is seen whole.
+            time.sleep(0.01)
+            paused = pause_between(asked, asked + reply.elapsed + 0.005)
+            if paused is not None:
+                msg += f"; the judge paused up to {paused * 1000:.0f} ms meanwhile"
             if board.has_insufficient_material(not side):
                 errors.append((slot, "timeloss", msg))
                 result, termination = "1/2-1/2", "time forfeit"
@@ -329,6 +338,7 @@ class Tally:
         self.terminations = {}
         self.least_left = [None for _ in names]   # seconds, over all games (None: untimed)
         self.forgiven = [0 for _ in names]
+        self.judge = None                         # judge.PauseWatch of the run, when it ended
 
     def add(self, g):
         self.games.append(g)
@@ -437,6 +447,8 @@ def summary(t, sprt=None, title=None):
         if t.least_left[slot] is not None:
             out.append(f"  Clock of {name}: least left after a move {t.least_left[slot] * 1000:.0f} ms, "
                        f"{t.forgiven[slot]} overstep(s) forgiven by the margin")
+    if t.judge is not None:
+        out.append(f"  Judge (this runner): {t.judge.text()}")
     return "\n".join(out)
 
 
@@ -552,6 +564,9 @@ class MatchRunner:
             if self.pgnout:
                 with open(self.pgnout, "a", encoding="utf-8") as f:
                     print(g.pgn, file=f, end="\n\n")
+            # The tree is written: kept, a thousand of them made each garbage collection
+            # stop every thread for 150 ms, charged to whichever engine was thinking (judge.py).
+            g.pgn = None
             if self.verbose:
                 self.out(progress_line(self.tally, self.games, g, self.sprt))
             self._check_sprt()
@@ -576,6 +591,15 @@ class MatchRunner:
         # Waits on a counter, not Thread.join: a join interrupted by Ctrl-C may later return
         # before the thread has ended (CPython issue 90978).
         self.active = self.concurrency
+        freeze_startup_objects()
+        watch = PauseWatch().start()
+        try:
+            return self._play()
+        finally:
+            self.tally.judge = watch.stop()
+            gc.unfreeze()   # a later run (the soak's next batch) freezes what is alive then
+
+    def _play(self):
         threads = [threading.Thread(target=self._run_worker, daemon=True) for _ in range(self.concurrency)]
         for th in threads:
             th.start()

@@ -187,6 +187,33 @@ class MatchTest(unittest.TestCase):
                 self.assertEqual(f.read().count("[Event "), 6)
             self.assertTrue(any(line.startswith("[6/6]") for line in lines))
 
+    def test_match_keeps_no_game_trees_and_judges_its_own_pauses(self):
+        """A finished game's PGN tree is dropped once written (kept, a thousand of them made
+        each garbage collection stop the judge for 150 ms: matchlib/judge.py); the summary
+        gives the judge's own longest pause, and a time loss says how long the judge itself
+        stood still while the move was timed."""
+        import gc
+        import chess.pgn
+        from matchlib.play import summary
+        with tempfile.TemporaryDirectory() as d:
+            pgn = os.path.join(d, "out.pgn")
+            lines = []
+            r = MatchRunner([spec("good", tc="st=0.1", name="G"), spec("slow", tc="st=0.1", name="S")], 4, 2,
+                            None, Adjudication(max_moves=10), pgnout=pgn, out=lines.append, hang_timeout=3.0)
+            t = r.run()
+            self.assertEqual((t.n, t.problems[1]["timeloss"]), (4, 4))
+            with open(pgn) as f:
+                self.assertEqual(f.read().count("[Event "), 4)
+        self.assertTrue(all(g.pgn is None for g in t.games))
+        gc.collect()
+        self.assertEqual([o for o in gc.get_objects() if isinstance(o, chess.pgn.Game)], [])
+        losses = [line for line in lines if line.startswith("!! game")]
+        self.assertEqual(len(losses), 4)
+        for line in losses:
+            self.assertRegex(line, r"timeloss: move \d+: answered after .*; the judge paused up to \d+ ms meanwhile$")
+        self.assertRegex(summary(t), r"Judge \(this runner\): longest pause \d+ ms \(\d+ over 20 ms\), "
+                                     r"longest garbage collection \d+ ms")
+
     def test_sprt_stops_early(self):
         lines = []
         sprt = {"elo0": 0, "elo1": 200, "alpha": 0.05, "beta": 0.05}
