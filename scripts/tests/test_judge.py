@@ -13,13 +13,19 @@ from matchlib import judge                                      # noqa: E402
 
 class PauseWatchTest(unittest.TestCase):
     def test_a_garbage_collection_is_seen_as_a_pause(self):
-        # Enough objects in reference cycles that a full collection holds every thread for a
-        # while (tens of ms here); the watch must see it, and place it in time.
+        # Enough objects in reference cycles that a full collection holds every thread for
+        # 20 ms or more (300,000 do here; a faster machine gets more); the watch must see it,
+        # and place it in time.
         junk = []
-        for _ in range(300_000):
-            a = []
-            a.append(a)
-            junk.append(a)
+        while len(junk) < 5_000_000:
+            for _ in range(300_000):
+                a = []
+                a.append(a)
+                junk.append(a)
+            t = time.monotonic()
+            gc.collect()
+            if time.monotonic() - t >= 0.02:
+                break
         watch = judge.PauseWatch().start()
         try:
             time.sleep(0.05)
