@@ -564,7 +564,7 @@ class MatchRunner:
             if self.pgnout:
                 with open(self.pgnout, "a", encoding="utf-8") as f:
                     print(g.pgn, file=f, end="\n\n")
-            # The tree is written: kept, a thousand of them made each garbage collection
+            # The tree is written: kept, a thousand of them made a full garbage collection
             # stop every thread for 150 ms, charged to whichever engine was thinking (judge.py).
             g.pgn = None
             if self.verbose:
