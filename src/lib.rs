@@ -4,6 +4,7 @@ pub mod datagen;
 pub mod endgame;
 pub mod engine;
 pub mod eval;
+pub mod lecture;
 pub mod search;
 pub mod tablebase;
 pub mod uci;

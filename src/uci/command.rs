@@ -53,6 +53,10 @@ pub enum Command {
     Eval,
     Perft(u32),
     Bench(Option<u32>),
+    /// `lecture D`: minimax, α-β and the engine on the current position (src/lecture/).
+    Lecture(i64),
+    /// `tree D [minimax|alphabeta|ordered] [svg FILE] [dot FILE] [moves M…]`: the α-β tree.
+    Tree(TreeRequest),
     /// OpenBench's `genfens N seed S book <None|file> [extra]`: openings for data generation.
     GenFens {
         count: u64,
@@ -89,6 +93,13 @@ pub fn parse(line: &str) -> Command {
             }
         }
         "genfens" => return parse_genfens(line),
+        "lecture" => {
+            return match words.next().map(str::parse::<i64>) {
+                Some(Ok(d)) => Command::Lecture(d),
+                _ => invalid(line, "lecture needs a depth: lecture N"),
+            }
+        }
+        "tree" => return parse_tree(line),
         "bench" => {
             return match words.next().map(str::parse::<u32>) {
                 None => Command::Bench(None),
@@ -123,6 +134,59 @@ fn invalid(line: &str, reason: &str) -> Command {
         line: line.to_string(),
         reason: reason.to_string(),
     }
+}
+
+/// What `tree` is asked to draw.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct TreeRequest {
+    pub depth: i64,
+    /// `minimax`, `alphabeta` (the default: the lecture's α-β, generator order) or `ordered`.
+    pub variant: String,
+    pub svg: Option<String>,
+    pub dot: Option<String>,
+    /// Only these root moves (UCI text), to keep the picture small.
+    pub moves: Vec<String>,
+}
+
+fn parse_tree(line: &str) -> Command {
+    const USAGE: &str =
+        "tree needs a depth: tree N [minimax|alphabeta|ordered] [svg FILE] [dot FILE] [moves M...]";
+    let mut words = line.split_ascii_whitespace().skip(1);
+    let Some(Ok(depth)) = words.next().map(str::parse::<i64>) else {
+        return invalid(line, USAGE);
+    };
+    let mut req = TreeRequest {
+        depth,
+        variant: "alphabeta".into(),
+        ..Default::default()
+    };
+    while let Some(w) = words.next() {
+        match w.to_ascii_lowercase().as_str() {
+            v @ ("minimax" | "alphabeta" | "ordered") => req.variant = v.into(),
+            "svg" | "dot" => {
+                let Some(file) = words.next() else {
+                    return invalid(line, USAGE);
+                };
+                if w.eq_ignore_ascii_case("svg") {
+                    req.svg = Some(file.into());
+                } else {
+                    req.dot = Some(file.into());
+                }
+            }
+            "moves" => {
+                // Root moves up to the next keyword.
+                while let Some(m) = words.clone().next() {
+                    if matches!(m, "svg" | "dot" | "minimax" | "alphabeta" | "ordered") {
+                        break;
+                    }
+                    req.moves.push(m.to_string());
+                    words.next();
+                }
+            }
+            _ => return invalid(line, USAGE),
+        }
+    }
+    Command::Tree(req)
 }
 
 /// `genfens N seed S book <None|path> [extra…]`: N and S numbers, the book optional (`None`

@@ -285,6 +285,8 @@ impl Uci {
             }
             Command::Perft(depth) => self.perft(depth),
             Command::Bench(depth) => self.bench(depth),
+            Command::Lecture(depth) => self.lecture(depth),
+            Command::Tree(request) => self.tree(&request),
             Command::GenFens {
                 count,
                 seed,
@@ -425,6 +427,35 @@ impl Uci {
         }
         self.out.line("");
         self.out.line(&format!("Nodes searched: {total}"));
+    }
+
+    /// `lecture D`: the lecture's searches side by side on the current position.
+    fn lecture(&self, depth: i64) {
+        let report = u32::try_from(depth)
+            .map_err(|_| crate::lecture::LectureError::Depth(depth))
+            .and_then(|d| {
+                crate::lecture::report(self.engine.position(), d, crate::lecture::DEFAULT_NODE_CAP)
+            });
+        match report {
+            Ok(text) => text.lines().for_each(|l| self.out.line(l)),
+            Err(e) => self.error(&format!("lecture: {e}")),
+        }
+    }
+
+    /// `tree D …`: the α-β tree of a small search, written as SVG and/or DOT.
+    fn tree(&self, req: &command::TreeRequest) {
+        let drawn = crate::lecture::draw(
+            self.engine.position(),
+            req.depth,
+            &req.variant,
+            &req.moves,
+            req.svg.as_deref(),
+            req.dot.as_deref(),
+        );
+        match drawn {
+            Ok(lines) => lines.iter().for_each(|l| self.out.info_string(l)),
+            Err(e) => self.error(&format!("tree: {e}")),
+        }
     }
 
     /// `bench [depth]`: the fixed benchmark, with the current search switches.
@@ -571,10 +602,10 @@ pub fn argv_to_lines(args: &[String]) -> Vec<String> {
     if args.len() == 1 && args[0].contains('\n') {
         return args[0].lines().map(str::to_string).collect();
     }
-    if args.first().map(String::as_str) == Some("perft") && args.len() > 2 {
+    if matches!(args.first().map(String::as_str), Some("perft" | "lecture")) && args.len() > 2 {
         return vec![
             format!("position fen {}", args[2..].join(" ")),
-            format!("perft {}", args[1]),
+            format!("{} {}", args[0], args[1]),
         ];
     }
     // OpenBench: `brudno "genfens 10 seed 1 book None " "quit"`: each argument a command.
