@@ -3,9 +3,9 @@
 //! between iterations. The root moves are a list of their own (with their PVs and node
 //! counts), so that `searchmoves`, MultiPV and "the best move so far" are simple.
 
+use super::root::{verified, RootMove};
 use super::score::*;
 use super::secondary::{self, Verdict};
-use super::smp;
 use super::strength;
 use super::thread::LMR;
 use super::time::{self, TimeBudget};
@@ -13,22 +13,8 @@ use super::worker::Worker;
 use super::{Bound, Limits, LineInfo, SearchEvent, SearchOptions, SearchResult};
 use crate::chess::legality::is_legal;
 use crate::chess::{Move, MoveKind, Position};
+use crate::util::cores;
 use crate::util::sched::StallWatch;
-
-pub struct RootMove {
-    pub mv: Move,
-    /// The score of the search in progress (`-INF` until this move has one).
-    pub score: i32,
-    /// The score the last completed iteration gave it (the aspiration window's centre).
-    pub prev_score: i32,
-    /// The last score it was given, even by an unfinished search, and what kind it is.
-    pub shown_score: i32,
-    pub bound: Bound,
-    pub seldepth: usize,
-    pub pv: Vec<Move>,
-    /// Nodes spent on this move in the current iteration.
-    pub nodes: u64,
-}
 
 /// Where aspiration windows start (and grow from): a narrow window around the last score.
 const ASPIRATION_DELTA: i32 = 15;
@@ -55,34 +41,6 @@ pub struct Deepening<'s, 'a, 'r> {
 const CROWDED_MACHINE_MS: u64 = 4;
 
 impl Deepening<'_, '_, '_> {
-    /// The root moves: all legal ones, or those of `searchmoves` (if any of them is legal).
-    pub fn root_moves(root: &Position, searchmoves: &[Move]) -> Vec<RootMove> {
-        let legal = root.legal_moves();
-        let wanted: Vec<Move> = legal
-            .iter()
-            .copied()
-            .filter(|m| searchmoves.contains(m))
-            .collect();
-        let chosen = if wanted.is_empty() {
-            legal.to_vec()
-        } else {
-            wanted
-        };
-        chosen
-            .into_iter()
-            .map(|mv| RootMove {
-                mv,
-                score: -INF,
-                prev_score: -INF,
-                shown_score: -INF,
-                bound: Bound::Upper,
-                seldepth: 0,
-                pv: Vec::with_capacity(MAX_PLY),
-                nodes: 0,
-            })
-            .collect()
-    }
-
     fn line(&self, i: usize, depth: u32) -> LineInfo {
         let rm = &self.moves[i];
         let score = if rm.shown_score == -INF {
@@ -121,12 +79,12 @@ impl Deepening<'_, '_, '_> {
         if (limits.movetime.is_some() && self.helper_id == 0) || self.worker.pondering {
             self.worker.stall_watch = StallWatch::of_this_thread();
         }
-        if self.helper_id == 0 && limits.movetime.is_some() && options.threads > smp::cores() {
+        if self.helper_id == 0 && limits.movetime.is_some() && options.threads > cores() {
             (self.report)(SearchEvent::Debug(format!(
                 "a floor of {} ms under what this movetime keeps back: more threads ({}) than cores ({})",
                 time::OVERSUBSCRIBED_RESERVE_MS,
                 options.threads,
-                smp::cores()
+                cores()
             )));
         }
         if self.helper_id == 0 && limits.movetime.is_some() && limits.machine_delay_ms > 0 {
@@ -608,21 +566,6 @@ impl Deepening<'_, '_, '_> {
         let hit = self.worker.tt.probe(next.key(), 1)?;
         is_legal(&next, hit.mv).then_some(hit.mv)
     }
-}
-
-/// The longest legal prefix of a line (PVs from the table are legal by construction; this
-/// guarantees it to the GUI).
-pub fn verified(root: &Position, pv: &[Move]) -> Vec<Move> {
-    let mut pos = *root;
-    let mut out = Vec::with_capacity(pv.len());
-    for &m in pv {
-        if !pos.legal_moves().contains(m) {
-            break;
-        }
-        out.push(m);
-        pos.play(m);
-    }
-    out
 }
 
 /// A score as UCI would write it after `score` (for messages).

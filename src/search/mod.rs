@@ -8,6 +8,7 @@ pub mod history;
 mod iterate;
 pub mod picker;
 mod qsearch;
+mod root;
 pub mod score;
 mod secondary;
 pub mod see;
@@ -584,7 +585,7 @@ impl Searcher {
         control: &SearchControl,
         report: &mut dyn FnMut(SearchEvent),
     ) -> SearchResult {
-        let moves = Deepening::root_moves(root, &limits.searchmoves);
+        let moves = root::root_moves(root, &limits.searchmoves);
         if moves.is_empty() {
             let score = if root.in_check() {
                 Score::Mate(0)

@@ -86,7 +86,7 @@ impl ExpectedLine {
         let (Some(super::Score::Cp(cp)), [ours, reply, answer, ..]) = (score, pv) else {
             return None;
         };
-        let line = super::iterate::verified(root, &[*ours, *reply, *answer]);
+        let line = super::root::verified(root, &[*ours, *reply, *answer]);
         if line.len() < 3 {
             return None;
         }
@@ -250,7 +250,7 @@ mod tests {
         let mut deepening = Deepening {
             worker: &mut worker,
             root,
-            moves: Deepening::root_moves(&root, &[]),
+            moves: crate::search::root::root_moves(&root, &[]),
             report: &mut |_| {},
             multipv: 1,
             helper_id: 0,
