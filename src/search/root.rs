@@ -2,7 +2,7 @@
 //! node count), and the legal lines from the root that the search reports.
 
 use super::score::{INF, MAX_PLY};
-use super::Bound;
+use super::types::Bound;
 use crate::chess::{Move, Position};
 
 /// One move at the root and what the iterations found for it.

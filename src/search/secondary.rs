@@ -40,8 +40,8 @@
 use super::root::RootMove;
 use super::score::*;
 use super::time::TimeBudget;
+use super::types::{Limits, Score, SearchEvent, SearchOptions};
 use super::worker::Worker;
-use super::{Limits, SearchEvent, SearchOptions};
 use crate::chess::{Move, Position};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -85,8 +85,8 @@ pub struct ExpectedLine {
 impl ExpectedLine {
     /// The line a search's result expects, when its PV reaches our next move and its score is
     /// one the verification can judge.
-    pub fn of(root: &Position, pv: &[Move], score: Option<super::Score>) -> Option<ExpectedLine> {
-        let (Some(super::Score::Cp(cp)), [ours, reply, answer, ..]) = (score, pv) else {
+    pub fn of(root: &Position, pv: &[Move], score: Option<Score>) -> Option<ExpectedLine> {
+        let (Some(Score::Cp(cp)), [ours, reply, answer, ..]) = (score, pv) else {
             return None;
         };
         let line = super::root::verified(root, &[*ours, *reply, *answer]);
@@ -320,8 +320,8 @@ fn judge(
 /// A score as UCI would write it after `score` (for messages).
 fn to_uci_text(score: i32) -> String {
     match to_public(score) {
-        super::Score::Cp(cp) => format!("cp {cp}"),
-        super::Score::Mate(n) => format!("mate {n}"),
+        Score::Cp(cp) => format!("cp {cp}"),
+        Score::Mate(n) => format!("mate {n}"),
     }
 }
 

@@ -14,13 +14,12 @@
 //! hard deadline themselves, so that on an oversubscribed machine they stop on time and give
 //! the main thread the cores back.
 
+use super::control::SearchControl;
 use super::iterate::Deepening;
 use super::thread::ThreadData;
 use super::tt::TranspositionTable;
+use super::types::{Bound, Limits, LineInfo, Score, SearchEvent, SearchOptions, SearchResult};
 use super::worker::Worker;
-use super::{
-    Bound, Limits, LineInfo, Score, SearchControl, SearchEvent, SearchOptions, SearchResult,
-};
 use crate::chess::Position;
 use crate::util::cores;
 use std::sync::atomic::AtomicU64;

@@ -7,7 +7,7 @@
 //! checked inside the tree every few thousand nodes and ends the search mid-iteration.
 //! Neither ever interrupts depth 1 (the search enforces that).
 
-use super::{Limits, SearchOptions};
+use super::types::{Limits, SearchOptions};
 use crate::chess::Color;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
