@@ -1,9 +1,10 @@
 //! The option table in protocol.md and the engine's option registry are one list: same
-//! names in the same order, same types, defaults and ranges. And `uci` prints the registry.
+//! names in the same order, same types, defaults and ranges. And `uci` prints the registry,
+//! all but its hidden options, which stay settable by name.
 
 mod uci_harness;
 
-use brudno::engine::options::{Kind, Value, OPTIONS};
+use brudno::engine::options::{listed, Kind, Value, OPTIONS};
 use uci_harness::Gui;
 
 /// The rows of protocol.md's options table: (name, type, default, range).
@@ -71,7 +72,7 @@ fn protocol_md_documents_every_option_as_the_registry_defines_it() {
 }
 
 #[test]
-fn uci_prints_one_line_per_registry_entry_and_help_names_them_all() {
+fn uci_prints_one_line_per_listed_option_and_help_names_them_all() {
     let mut gui = Gui::start();
     gui.send("uci");
     let lines = gui.until("uciok");
@@ -79,8 +80,9 @@ fn uci_prints_one_line_per_registry_entry_and_help_names_them_all() {
         .iter()
         .filter(|l| l.starts_with("option name "))
         .collect();
-    assert_eq!(options.len(), OPTIONS.len());
-    for (line, spec) in options.iter().zip(OPTIONS) {
+    let shown: Vec<_> = listed().collect();
+    assert_eq!(options.len(), shown.len());
+    for (line, spec) in options.iter().zip(shown) {
         assert!(
             line.starts_with(&format!("option name {} type ", spec.name)),
             "{line}"
@@ -88,7 +90,7 @@ fn uci_prints_one_line_per_registry_entry_and_help_names_them_all() {
     }
     gui.send("help");
     let help = gui.sync();
-    for spec in OPTIONS {
+    for spec in listed() {
         assert!(
             help.iter()
                 .any(|l| l.trim_start().starts_with(spec.name) && l.contains(spec.help)),
@@ -96,4 +98,42 @@ fn uci_prints_one_line_per_registry_entry_and_help_names_them_all() {
             spec.name
         );
     }
+}
+
+#[test]
+fn the_secondary_placebo_is_settable_but_not_listed() {
+    let mut gui = Gui::start();
+    gui.send("uci");
+    let lines = gui.until("uciok");
+    assert!(
+        !lines.iter().any(|l| l.contains("SecondaryPlacebo")),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("option name SecondarySearch ")),
+        "{lines:?}"
+    );
+    gui.send("help");
+    assert!(!gui.sync().iter().any(|l| l.contains("SecondaryPlacebo")));
+    // Known by name: a value in range is taken silently, one out of range is refused as for
+    // any spin, and a name that is no option is refused as unknown.
+    gui.send("setoption name SecondaryPlacebo value 50");
+    let taken = gui.sync();
+    assert!(!taken.iter().any(|l| l.contains("error")), "{taken:?}");
+    gui.send("setoption name SecondaryPlacebo value 101");
+    let refused = gui.sync();
+    assert!(
+        refused
+            .iter()
+            .any(|l| l.contains("error") && l.contains("between 0 and 100")),
+        "{refused:?}"
+    );
+    gui.send("setoption name SecondaryPlacebos value 50");
+    let unknown = gui.sync();
+    assert!(
+        unknown.iter().any(|l| l.contains("unknown option")),
+        "{unknown:?}"
+    );
 }

@@ -53,6 +53,9 @@ pub struct OptionSpec {
     pub get: fn(&Settings) -> Value,
     pub set: fn(&mut Settings, Value),
     pub effect: Effect,
+    /// Settable by name but not listed by `uci` or `help`: a measurement control that a GUI's
+    /// options dialog should not offer.
+    pub hidden: bool,
 }
 
 pub const MAX_HASH_MB: i64 = 65536;
@@ -85,6 +88,7 @@ macro_rules! check {
             get: |s| Value::Bool(s.$($field).+),
             set: |s, v| s.$($field).+ = boolean(&v),
             effect: Effect::None,
+            hidden: false,
         }
     };
 }
@@ -98,6 +102,7 @@ macro_rules! spin {
             get: |s| Value::Int(s.$($field).+ as i64),
             set: |s, v| s.$($field).+ = int(&v) as $t,
             effect: Effect::None,
+            hidden: false,
         }
     };
 }
@@ -111,14 +116,16 @@ macro_rules! string {
             get: |s| Value::Text(s.$field.clone()),
             set: |s, v| s.$field = text(v),
             effect: $effect,
+            hidden: false,
         }
     };
 }
 
-/// Every option, in the order `uci` lists them.
+/// Every option, in the order `uci` lists them (hidden ones are settable, not listed).
 pub static OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         effect: Effect::ResizeHash,
+        hidden: false,
         ..spin!(
             "Hash",
             "transposition table size in MiB",
@@ -141,6 +148,7 @@ pub static OPTIONS: &[OptionSpec] = &[
         get: |_| Value::Pressed,
         set: |_, _| {},
         effect: Effect::ClearHash,
+        hidden: false,
     },
     spin!(
         "Move Overhead",
@@ -246,6 +254,7 @@ pub static OPTIONS: &[OptionSpec] = &[
         get: |s| Value::Text(s.evaluation.clone()),
         set: |s, v| s.evaluation = text(v),
         effect: Effect::None,
+        hidden: false,
     },
     string!(
         "EvalFile",
@@ -305,14 +314,22 @@ pub static OPTIONS: &[OptionSpec] = &[
         "under a clock, verify the chosen move one ply deeper: play it at once if it holds, think on if not",
         search.secondary_search
     ),
-    spin!(
-        "SecondaryPlacebo",
-        "for measurement: 0 = the real verdict; N = a coin says surprise N% of the time",
-        0,
-        100,
-        search.secondary_placebo as u32
-    ),
+    OptionSpec {
+        hidden: true,
+        ..spin!(
+            "SecondaryPlacebo",
+            "for measurement: 0 = the real verdict; N = a coin says surprise N% of the time",
+            0,
+            100,
+            search.secondary_placebo as u32
+        )
+    },
 ];
+
+/// The options `uci` and `help` list, in order (all but the hidden ones).
+pub fn listed() -> impl Iterator<Item = &'static OptionSpec> {
+    OPTIONS.iter().filter(|s| !s.hidden)
+}
 
 /// Finds an option by name, ignoring case (and surrounding blanks).
 pub fn find(name: &str) -> Option<&'static OptionSpec> {

@@ -6,7 +6,9 @@
 //! games (`../shared/data/games-sample.pgn`) at moves 8 to 51, half with black to move;
 //! six Win At Chess tactics; six endgames.
 
-use super::{Limits, SearchControl, SearchOptions, Searcher};
+use super::control::SearchControl;
+use super::searcher::Searcher;
+use super::types::{Limits, SearchOptions};
 use crate::chess::Position;
 use std::time::Instant;
 

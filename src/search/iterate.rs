@@ -3,32 +3,18 @@
 //! between iterations. The root moves are a list of their own (with their PVs and node
 //! counts), so that `searchmoves`, MultiPV and "the best move so far" are simple.
 
+use super::root::{verified, RootMove};
 use super::score::*;
-use super::secondary::{self, Verdict};
-use super::smp;
+use super::secondary::{self, Judged, Secondary};
 use super::strength;
 use super::thread::LMR;
 use super::time::{self, TimeBudget};
+use super::types::{Bound, Limits, LineInfo, SearchEvent, SearchOptions, SearchResult};
 use super::worker::Worker;
-use super::{Bound, Limits, LineInfo, SearchEvent, SearchOptions, SearchResult};
 use crate::chess::legality::is_legal;
 use crate::chess::{Move, MoveKind, Position};
+use crate::util::cores;
 use crate::util::sched::StallWatch;
-
-pub struct RootMove {
-    pub mv: Move,
-    /// The score of the search in progress (`-INF` until this move has one).
-    pub score: i32,
-    /// The score the last completed iteration gave it (the aspiration window's centre).
-    pub prev_score: i32,
-    /// The last score it was given, even by an unfinished search, and what kind it is.
-    pub shown_score: i32,
-    pub bound: Bound,
-    pub seldepth: usize,
-    pub pv: Vec<Move>,
-    /// Nodes spent on this move in the current iteration.
-    pub nodes: u64,
-}
 
 /// Where aspiration windows start (and grow from): a narrow window around the last score.
 const ASPIRATION_DELTA: i32 = 15;
@@ -55,34 +41,6 @@ pub struct Deepening<'s, 'a, 'r> {
 const CROWDED_MACHINE_MS: u64 = 4;
 
 impl Deepening<'_, '_, '_> {
-    /// The root moves: all legal ones, or those of `searchmoves` (if any of them is legal).
-    pub fn root_moves(root: &Position, searchmoves: &[Move]) -> Vec<RootMove> {
-        let legal = root.legal_moves();
-        let wanted: Vec<Move> = legal
-            .iter()
-            .copied()
-            .filter(|m| searchmoves.contains(m))
-            .collect();
-        let chosen = if wanted.is_empty() {
-            legal.to_vec()
-        } else {
-            wanted
-        };
-        chosen
-            .into_iter()
-            .map(|mv| RootMove {
-                mv,
-                score: -INF,
-                prev_score: -INF,
-                shown_score: -INF,
-                bound: Bound::Upper,
-                seldepth: 0,
-                pv: Vec::with_capacity(MAX_PLY),
-                nodes: 0,
-            })
-            .collect()
-    }
-
     fn line(&self, i: usize, depth: u32) -> LineInfo {
         let rm = &self.moves[i];
         let score = if rm.shown_score == -INF {
@@ -121,12 +79,12 @@ impl Deepening<'_, '_, '_> {
         if (limits.movetime.is_some() && self.helper_id == 0) || self.worker.pondering {
             self.worker.stall_watch = StallWatch::of_this_thread();
         }
-        if self.helper_id == 0 && limits.movetime.is_some() && options.threads > smp::cores() {
+        if self.helper_id == 0 && limits.movetime.is_some() && options.threads > cores() {
             (self.report)(SearchEvent::Debug(format!(
                 "a floor of {} ms under what this movetime keeps back: more threads ({}) than cores ({})",
                 time::OVERSUBSCRIBED_RESERVE_MS,
                 options.threads,
-                smp::cores()
+                cores()
             )));
         }
         if self.helper_id == 0 && limits.movetime.is_some() && limits.machine_delay_ms > 0 {
@@ -145,21 +103,15 @@ impl Deepening<'_, '_, '_> {
         let mut last_best = Move::NULL;
         let mut stable = 0u32;
         let mut scores: Vec<i32> = Vec::new();
-        // The secondary search: at most one verdict per move, and what it said.
-        // Only under a game clock (a scalable budget) with no depth, node or mate limit beside
-        // it, on the main thread, with one line and a choice to make.
-        let secondary_on = options.secondary_search
-            && self.worker.budget.is_some_and(|b| b.scalable)
-            && limits.depth.is_none()
-            && limits.nodes.is_none()
-            && limits.mate.is_none()
-            && self.multipv == 1
-            && self.moves.len() > 1
-            && self.helper_id == 0;
-        let mut verdict: Option<(Verdict, Move)> = None;
-        // The depth the verification searched when it found a surprise: a helper's result
-        // must be deeper than that to replace the main thread's.
-        let mut surprise_depth = 0;
+        let mut secondary = Secondary::for_search(
+            limits,
+            options,
+            self.worker.budget,
+            self.multipv,
+            self.moves.len(),
+            self.helper_id,
+            self.expected,
+        );
 
         // Lazy SMP: half the helpers search one ply ahead of the others, so that the threads
         // spread over two depths and fill the shared table with different work.
@@ -222,75 +174,26 @@ impl Deepening<'_, '_, '_> {
             if let Some(b) = self.worker.budget {
                 let iter_nodes = (self.worker.nodes - iteration_start_nodes).max(1);
                 let best_nodes = best.nodes as f64 / iter_nodes as f64;
-                let mut soft = self.soft_target(b, stable, &scores, best_nodes);
-                if secondary_on {
-                    // The time early holds on the expected line save, for the other moves.
-                    soft = (soft * secondary::TARGET_RAISE).min(b.hard_ms as f64);
-                }
-                // A fail low counts when the score fell by more than the margin since the
-                // iteration before (narrow windows fail low on a few centipawns).
-                let n = scores.len();
-                let fell =
-                    failed_low && n >= 2 && scores[n - 2] - scores[n - 1] > secondary::MARGIN;
-                // While pondering, iterations go on after a hold: a later one that changes the
-                // move or falls voids it, and the plain time manager decides again.
-                if let Some((Verdict::Holds, chosen)) = verdict {
-                    if self.moves[0].mv != chosen || fell {
-                        verdict = Some((Verdict::Inconclusive, chosen));
-                        self.worker.ponderhit_stop_ms = None;
-                    }
-                }
-                // The secondary search's verdict, taken while pondering too (a ponderhit
-                // then honours it); not once a ponderhit has stopped the search. A fail low
-                // is a surprise for any move; a move that changed in the last iterations is
-                // verified; a settled move that did not fall needs no verdict — unless it is
-                // the answer the last search planned for this position, which is verified
-                // early, settled or not.
-                let planned = if options.secondary_placebo > 0 {
-                    // The placebo picks as many moves to check early, by a coin blind to
-                    // the expected line.
-                    secondary::coin(&root, 0, secondary::PLACEBO_PLANNED)
-                } else {
-                    self.expected.is_some_and(|e| {
-                        e.answer == self.moves[0].mv
-                            && self.moves[0].score >= e.score - secondary::MARGIN
-                    })
+                let soft = self.soft_target(b, stable, &scores, best_nodes);
+                let judged = Judged {
+                    depth,
+                    failed_low,
+                    stable,
+                    scores: &scores,
+                    start_total: iteration_start_total,
+                    soft,
+                    hard_ms: b.hard_ms,
                 };
-                let kappa = if planned {
-                    secondary::EXPECTED_KAPPA
-                } else {
-                    secondary::KAPPA
-                };
-                if secondary_on
-                    && verdict.is_none()
-                    && !self.worker.stopped
-                    && depth >= secondary::MIN_DEPTH
-                    && self.worker.thinking_ms() as f64 >= kappa * soft
-                    && secondary::judgeable(self.moves[0].score)
-                    && (fell || stable < secondary::SETTLED || planned)
-                {
-                    let iteration_total = self.worker.total_nodes() - iteration_start_total;
-                    let v = self.secondary_verdict(
-                        depth,
-                        fell,
-                        iteration_total,
-                        soft,
-                        planned,
-                        options,
-                    );
-                    verdict = Some((v, self.moves[0].mv));
-                    if v.is_surprise() {
-                        surprise_depth = depth as u32 + (v == Verdict::Dropped) as u32;
-                    }
-                    if self.worker.stopped {
-                        break;
-                    }
-                }
-                let target = secondary::stop_target(verdict.map(|v| v.0), soft, b.hard_ms);
-                // Without a verdict (or with none reached) a ponderhit keeps the plain rule.
-                if verdict.is_some_and(|v| v.0 != Verdict::Inconclusive) {
-                    self.worker.ponderhit_stop_ms = Some(target as u64);
-                }
+                let at = secondary.after_iteration(
+                    &judged,
+                    self.worker,
+                    &root,
+                    &mut self.moves,
+                    &mut *self.report,
+                    options,
+                );
+                // The verification may have stopped the search (time, `stop`, nodes).
+                let Some(target) = at else { break };
                 if !self.worker.pondering {
                     finishing |= self.worker.thinking_ms() as f64 >= target;
                 }
@@ -299,19 +202,7 @@ impl Deepening<'_, '_, '_> {
                 break;
             }
         }
-        if let Some((v, chosen)) = verdict {
-            if v.is_surprise() && self.moves[0].mv != chosen {
-                // The position too, so that the change can be judged afterwards.
-                let text = format!(
-                    "secondary changed {} to {} in {}",
-                    root.move_to_uci(chosen, false),
-                    root.move_to_uci(self.moves[0].mv, false),
-                    root.to_fen()
-                );
-                log::info!(target: "secondary", "{text}");
-                (self.report)(SearchEvent::Debug(text));
-            }
-        }
+        secondary.report_change(&root, self.moves[0].mv, &mut *self.report);
 
         // After an interrupted iteration, a move that proved better than the previous best
         // in it (it is first after the sorting) is played, and shown.
@@ -355,7 +246,7 @@ impl Deepening<'_, '_, '_> {
             depth: completed.max(0) as u32,
             nodes: self.worker.total_nodes(),
             pv,
-            surprise_depth,
+            surprise_depth: secondary.surprise_depth,
             longest_stall: self.worker.longest_stall(),
         }
     }
@@ -382,62 +273,6 @@ impl Deepening<'_, '_, '_> {
         };
         let soft = b.soft_ms as f64 * time::soft_scale(stable, drop, best_nodes);
         soft.min(b.hard_ms as f64)
-    }
-
-    /// The secondary search's verdict on the chosen move after iteration `depth` (see
-    /// `secondary.rs`); a surprise found by the deeper search seeds the next window.
-    fn secondary_verdict(
-        &mut self,
-        depth: i32,
-        failed_low: bool,
-        iteration_nodes: u64,
-        soft: f64,
-        planned: bool,
-        options: &SearchOptions,
-    ) -> Verdict {
-        let root = self.root;
-        let (best, score) = (self.moves[0].mv, self.moves[0].score);
-        let (mut v, found) = if failed_low {
-            (Verdict::FailedLow, score)
-        } else {
-            let cap = (iteration_nodes as f64 * secondary::NODE_CAP) as u64;
-            secondary::verify(self.worker, &root, best, score, depth, cap)
-        };
-        let placebo_on = options.secondary_placebo > 0;
-        let placebo = placebo_on && v != Verdict::Inconclusive;
-        if placebo {
-            let nodes = self.worker.total_nodes();
-            v = if secondary::coin(&root, nodes, options.secondary_placebo) {
-                Verdict::Dropped
-            } else {
-                Verdict::Holds
-            };
-        } else if v == Verdict::Dropped {
-            self.moves[0].prev_score = found;
-        }
-        let so_far = secondary::count(v);
-        let text = format!(
-            "secondary depth {depth} move {} score {} verify {}: {}{} at {} ms of {:.0}{} ({so_far})",
-            root.move_to_uci(best, false),
-            to_uci_text(score),
-            to_uci_text(found),
-            v.name(),
-            if placebo {
-                " by the placebo's coin"
-            } else {
-                ""
-            },
-            self.worker.thinking_ms(),
-            soft,
-            match (planned, placebo_on) {
-                (true, false) => ", the planned answer on the expected line",
-                (true, true) => ", checked early by the placebo's coin",
-                _ => "",
-            },
-        );
-        log::info!(target: "secondary", "{text}");
-        (self.report)(SearchEvent::Debug(text));
-        v
     }
 
     /// One depth for MultiPV line `pv_idx`, widening the window until the score fits.
@@ -607,28 +442,5 @@ impl Deepening<'_, '_, '_> {
         let next = self.root.after(best);
         let hit = self.worker.tt.probe(next.key(), 1)?;
         is_legal(&next, hit.mv).then_some(hit.mv)
-    }
-}
-
-/// The longest legal prefix of a line (PVs from the table are legal by construction; this
-/// guarantees it to the GUI).
-pub fn verified(root: &Position, pv: &[Move]) -> Vec<Move> {
-    let mut pos = *root;
-    let mut out = Vec::with_capacity(pv.len());
-    for &m in pv {
-        if !pos.legal_moves().contains(m) {
-            break;
-        }
-        out.push(m);
-        pos.play(m);
-    }
-    out
-}
-
-/// A score as UCI would write it after `score` (for messages).
-fn to_uci_text(score: i32) -> String {
-    match to_public(score) {
-        super::Score::Cp(cp) => format!("cp {cp}"),
-        super::Score::Mate(n) => format!("mate {n}"),
     }
 }

@@ -1,7 +1,7 @@
 //! Internal scores: centipawns in an `i32`, with mates encoded as distances from `MATE` so
 //! that shorter mates score higher. They convert to the public [`Score`] only for reporting.
 
-use super::Score;
+use super::types::Score;
 
 /// Deeper than any search goes; bounds the search stack and the triangular PV table.
 pub const MAX_PLY: usize = 128;

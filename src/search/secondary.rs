@@ -37,7 +37,10 @@
 //! scored −3.2 ± 7.9 Elo over 3000 games, though the moves it changed in the first 1000 were
 //! better by a deeper search 131 times to 74 (README, "The secondary search").
 
+use super::root::RootMove;
 use super::score::*;
+use super::time::TimeBudget;
+use super::types::{Limits, Score, SearchEvent, SearchOptions};
 use super::worker::Worker;
 use crate::chess::{Move, Position};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -82,11 +85,11 @@ pub struct ExpectedLine {
 impl ExpectedLine {
     /// The line a search's result expects, when its PV reaches our next move and its score is
     /// one the verification can judge.
-    pub fn of(root: &Position, pv: &[Move], score: Option<super::Score>) -> Option<ExpectedLine> {
-        let (Some(super::Score::Cp(cp)), [ours, reply, answer, ..]) = (score, pv) else {
+    pub fn of(root: &Position, pv: &[Move], score: Option<Score>) -> Option<ExpectedLine> {
+        let (Some(Score::Cp(cp)), [ours, reply, answer, ..]) = (score, pv) else {
             return None;
         };
-        let line = super::iterate::verified(root, &[*ours, *reply, *answer]);
+        let line = super::root::verified(root, &[*ours, *reply, *answer]);
         if line.len() < 3 {
             return None;
         }
@@ -96,6 +99,229 @@ impl ExpectedLine {
             answer: *answer,
             score: cp,
         })
+    }
+}
+
+/// What iterative deepening tells the secondary search after a completed iteration.
+pub struct Judged<'a> {
+    pub depth: i32,
+    /// Whether the best line failed low in this iteration.
+    pub failed_low: bool,
+    /// For how many iterations the best move has not changed.
+    pub stable: u32,
+    /// The best move's score after each iteration so far, this one last.
+    pub scores: &'a [i32],
+    /// The total node count (helpers included) when this iteration began.
+    pub start_total: u64,
+    /// The plain time manager's soft target (thinking milliseconds) and the hard limit.
+    pub soft: f64,
+    pub hard_ms: u64,
+}
+
+/// The secondary search over one search's iterations: whether it applies, and at most one
+/// verdict per move with the move it was given on.
+pub struct Secondary {
+    on: bool,
+    /// The line the last search expected, when the game has followed it to this root.
+    expected: Option<ExpectedLine>,
+    verdict: Option<(Verdict, Move)>,
+    /// The depth the verification searched when it found a surprise (0: none): a helper's
+    /// result must be deeper than that to replace the main thread's.
+    pub surprise_depth: u32,
+}
+
+impl Secondary {
+    /// Only under a game clock (a scalable budget) with no depth, node or mate limit beside
+    /// it, on the main thread, with one line and a choice to make.
+    pub fn for_search(
+        limits: &Limits,
+        options: &SearchOptions,
+        budget: Option<TimeBudget>,
+        multipv: usize,
+        root_moves: usize,
+        helper_id: usize,
+        expected: Option<ExpectedLine>,
+    ) -> Secondary {
+        let on = options.secondary_search
+            && budget.is_some_and(|b| b.scalable)
+            && limits.depth.is_none()
+            && limits.nodes.is_none()
+            && limits.mate.is_none()
+            && multipv == 1
+            && root_moves > 1
+            && helper_id == 0;
+        Secondary {
+            on,
+            expected,
+            verdict: None,
+            surprise_depth: 0,
+        }
+    }
+
+    /// After a completed iteration under a clock: the thinking time (ms) after which the move
+    /// is played (the plain soft target when the method is off or gave no verdict), or `None`
+    /// when the verification stopped the search as a whole. `moves` is sorted, best first.
+    pub fn after_iteration(
+        &mut self,
+        it: &Judged,
+        worker: &mut Worker,
+        root: &Position,
+        moves: &mut [RootMove],
+        report: &mut dyn FnMut(SearchEvent),
+        options: &SearchOptions,
+    ) -> Option<f64> {
+        let mut soft = it.soft;
+        if self.on {
+            // The time early holds on the expected line save, for the other moves.
+            soft = (soft * TARGET_RAISE).min(it.hard_ms as f64);
+        }
+        // A fail low counts when the score fell by more than the margin since the
+        // iteration before (narrow windows fail low on a few centipawns).
+        let scores = it.scores;
+        let n = scores.len();
+        let fell = it.failed_low && n >= 2 && scores[n - 2] - scores[n - 1] > MARGIN;
+        // While pondering, iterations go on after a hold: a later one that changes the
+        // move or falls voids it, and the plain time manager decides again.
+        if let Some((Verdict::Holds, chosen)) = self.verdict {
+            if moves[0].mv != chosen || fell {
+                self.verdict = Some((Verdict::Inconclusive, chosen));
+                worker.ponderhit_stop_ms = None;
+            }
+        }
+        // The verdict, taken while pondering too (a ponderhit then honours it); not once a
+        // ponderhit has stopped the search. A fail low is a surprise for any move; a move
+        // that changed in the last iterations is verified; a settled move that did not fall
+        // needs no verdict — unless it is the answer the last search planned for this
+        // position, which is verified early, settled or not.
+        let planned = if options.secondary_placebo > 0 {
+            // The placebo picks as many moves to check early, by a coin blind to the
+            // expected line.
+            coin(root, 0, PLACEBO_PLANNED)
+        } else {
+            self.expected
+                .is_some_and(|e| e.answer == moves[0].mv && moves[0].score >= e.score - MARGIN)
+        };
+        let kappa = if planned { EXPECTED_KAPPA } else { KAPPA };
+        if self.on
+            && self.verdict.is_none()
+            && !worker.stopped
+            && it.depth >= MIN_DEPTH
+            && worker.thinking_ms() as f64 >= kappa * soft
+            && judgeable(moves[0].score)
+            && (fell || it.stable < SETTLED || planned)
+        {
+            let iteration_total = worker.total_nodes() - it.start_total;
+            let v = judge(
+                worker,
+                root,
+                &mut moves[0],
+                report,
+                it.depth,
+                fell,
+                iteration_total,
+                soft,
+                planned,
+                options,
+            );
+            self.verdict = Some((v, moves[0].mv));
+            if v.is_surprise() {
+                self.surprise_depth = it.depth as u32 + (v == Verdict::Dropped) as u32;
+            }
+            if worker.stopped {
+                return None;
+            }
+        }
+        let target = stop_target(self.verdict.map(|v| v.0), soft, it.hard_ms);
+        // Without a verdict (or with none reached) a ponderhit keeps the plain rule.
+        if self.verdict.is_some_and(|v| v.0 != Verdict::Inconclusive) {
+            worker.ponderhit_stop_ms = Some(target as u64);
+        }
+        Some(target)
+    }
+
+    /// After the iterations: tells (in debug mode and the log) of a surprise that changed the
+    /// move to `best`, with the position, so that the change can be judged afterwards.
+    pub fn report_change(&self, root: &Position, best: Move, report: &mut dyn FnMut(SearchEvent)) {
+        if let Some((v, chosen)) = self.verdict {
+            if v.is_surprise() && best != chosen {
+                let text = format!(
+                    "secondary changed {} to {} in {}",
+                    root.move_to_uci(chosen, false),
+                    root.move_to_uci(best, false),
+                    root.to_fen()
+                );
+                log::info!(target: "secondary", "{text}");
+                report(SearchEvent::Debug(text));
+            }
+        }
+    }
+}
+
+/// The verdict on the chosen move `best` after iteration `depth`; a surprise found by the
+/// deeper search seeds the next window (`best.prev_score`). The parts of the deepening it
+/// reads come apart, so that this module does not depend on the one that calls it.
+#[allow(clippy::too_many_arguments)]
+fn judge(
+    worker: &mut Worker,
+    root: &Position,
+    best: &mut RootMove,
+    report: &mut dyn FnMut(SearchEvent),
+    depth: i32,
+    failed_low: bool,
+    iteration_nodes: u64,
+    soft: f64,
+    planned: bool,
+    options: &SearchOptions,
+) -> Verdict {
+    let (mv, score) = (best.mv, best.score);
+    let (mut v, found) = if failed_low {
+        (Verdict::FailedLow, score)
+    } else {
+        let cap = (iteration_nodes as f64 * NODE_CAP) as u64;
+        verify(worker, root, mv, score, depth, cap)
+    };
+    let placebo_on = options.secondary_placebo > 0;
+    let placebo = placebo_on && v != Verdict::Inconclusive;
+    if placebo {
+        let nodes = worker.total_nodes();
+        v = if coin(root, nodes, options.secondary_placebo) {
+            Verdict::Dropped
+        } else {
+            Verdict::Holds
+        };
+    } else if v == Verdict::Dropped {
+        best.prev_score = found;
+    }
+    let so_far = count(v);
+    let text = format!(
+        "secondary depth {depth} move {} score {} verify {}: {}{} at {} ms of {:.0}{} ({so_far})",
+        root.move_to_uci(mv, false),
+        to_uci_text(score),
+        to_uci_text(found),
+        v.name(),
+        if placebo {
+            " by the placebo's coin"
+        } else {
+            ""
+        },
+        worker.thinking_ms(),
+        soft,
+        match (planned, placebo_on) {
+            (true, false) => ", the planned answer on the expected line",
+            (true, true) => ", checked early by the placebo's coin",
+            _ => "",
+        },
+    );
+    log::info!(target: "secondary", "{text}");
+    report(SearchEvent::Debug(text));
+    v
+}
+
+/// A score as UCI would write it after `score` (for messages).
+fn to_uci_text(score: i32) -> String {
+    match to_public(score) {
+        Score::Cp(cp) => format!("cp {cp}"),
+        Score::Mate(n) => format!("mate {n}"),
     }
 }
 
@@ -250,7 +476,7 @@ mod tests {
         let mut deepening = Deepening {
             worker: &mut worker,
             root,
-            moves: Deepening::root_moves(&root, &[]),
+            moves: crate::search::root::root_moves(&root, &[]),
             report: &mut |_| {},
             multipv: 1,
             helper_id: 0,

@@ -14,14 +14,14 @@
 //! hard deadline themselves, so that on an oversubscribed machine they stop on time and give
 //! the main thread the cores back.
 
+use super::control::SearchControl;
 use super::iterate::Deepening;
 use super::thread::ThreadData;
 use super::tt::TranspositionTable;
+use super::types::{Bound, Limits, LineInfo, Score, SearchEvent, SearchOptions, SearchResult};
 use super::worker::Worker;
-use super::{
-    Bound, Limits, LineInfo, Score, SearchControl, SearchEvent, SearchOptions, SearchResult,
-};
 use crate::chess::Position;
+use crate::util::cores;
 use std::sync::atomic::AtomicU64;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex};
@@ -87,17 +87,6 @@ pub struct Pool {
     short_of: Option<usize>,
 }
 
-/// The machine's cores: with more search threads than this the helpers run under the idle
-/// scheduling policy (see `Pool::resize`), so that the main thread, which alone keeps time and
-/// answers, always gets a core when it wants one. With ordinary priorities (nice 10 was
-/// measured) a core's scheduling period grows with the number of runnable threads, and the
-/// main thread waited up to ~300 ms for its turn among 255 helpers (`scripts/oversubscription`,
-/// README). A thread can lower its priority but not raise it again, so a change of regime
-/// starts the helpers afresh.
-pub(crate) fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
 /// How many of `wanted` more helpers fit in 90% of `available` bytes (the rule for the hash
 /// table too); all of them when the memory is not known.
 fn helpers_that_fit(wanted: usize, available: Option<u64>) -> usize {
@@ -135,6 +124,13 @@ impl Pool {
         } else {
             n
         };
+        // With more search threads than cores the helpers run under the idle scheduling
+        // policy, so that the main thread, which alone keeps time and answers, always gets a
+        // core when it wants one. With ordinary priorities (nice 10 was measured) a core's
+        // scheduling period grows with the number of runnable threads, and the main thread
+        // waited up to ~300 ms for its turn among 255 helpers (`scripts/oversubscription`,
+        // README). A thread can lower its priority but not raise it again, so a change of
+        // regime starts the helpers afresh.
         let yielding = fit + 1 > cores();
         if yielding != self.yielding {
             self.stop_all();
@@ -361,7 +357,7 @@ fn run_helper(job: &HelperJob, td: &mut ThreadData, id: usize) -> SearchResult {
     let mut deepening = Deepening {
         worker: &mut worker,
         root: job.root,
-        moves: Deepening::root_moves(&job.root, &job.limits.searchmoves),
+        moves: super::root::root_moves(&job.root, &job.limits.searchmoves),
         report: &mut silent,
         multipv: 1,
         helper_id: id,

@@ -7,7 +7,7 @@
 //! checked inside the tree every few thousand nodes and ends the search mid-iteration.
 //! Neither ever interrupts depth 1 (the search enforces that).
 
-use super::{Limits, SearchOptions};
+use super::types::{Limits, SearchOptions};
 use crate::chess::Color;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,7 +40,7 @@ pub fn budget(limits: &Limits, side: Color, options: &SearchOptions) -> Option<T
         // come on this machine now (never more than three quarters of it), but at least a
         // millisecond. A game clock keeps a reserve for the machine's delays (below); a
         // movetime has none.
-        let floor = if options.threads > super::smp::cores() {
+        let floor = if options.threads > crate::util::cores() {
             OVERSUBSCRIBED_RESERVE_MS
         } else {
             0
@@ -195,7 +195,7 @@ mod tests {
             ..Default::default()
         };
         let hard = |l: &Limits, o: &SearchOptions| budget(l, Color::White, o).unwrap().hard_ms;
-        let cores = crate::search::smp::cores();
+        let cores = crate::util::cores();
         let floor = OVERSUBSCRIBED_RESERVE_MS;
         assert_eq!(hard(&movetime(0), &threads(cores)), 40);
         assert_eq!(hard(&movetime(0), &threads(cores + 1)), 40 - floor);

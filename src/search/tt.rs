@@ -13,7 +13,7 @@
 //! ```
 
 use super::score::{from_tt, to_tt};
-use super::Bound;
+use super::types::Bound;
 use crate::chess::Move;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 

@@ -3,12 +3,14 @@
 //! (`make`, `make_null`, `begin_root`), so that everything that follows the line — the
 //! frames, the prefetch, the evaluator's incremental state — is updated in one place.
 
+use super::control::SearchControl;
+use super::faults::{fault_stall, Fault};
 use super::history::piece_to;
 use super::score::*;
 use super::thread::ThreadData;
 use super::time::TimeBudget;
 use super::tt::TranspositionTable;
-use super::{SearchControl, SearchOptions, TablebaseProbing};
+use super::types::{SearchOptions, TablebaseProbing};
 use crate::chess::legality::insufficient_material;
 use crate::chess::{Move, Position};
 use crate::util::sched::StallWatch;
@@ -315,7 +317,7 @@ impl<'a> Worker<'a> {
         }
         if self.past_hard_limit() {
             if !self.is_helper && !self.stopped {
-                super::fault_stall(super::Fault::StallAtDeadline);
+                fault_stall(Fault::StallAtDeadline);
             }
             self.stopped = true;
         }

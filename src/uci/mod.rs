@@ -8,7 +8,7 @@ pub mod format;
 pub mod output;
 
 use crate::chess::{perft, Position};
-use crate::engine::options::{Effect, OPTIONS};
+use crate::engine::options::{self, Effect};
 use crate::engine::Engine;
 use crate::util::sched::{RecentWorst, RunQueueWait};
 use command::{Command, GoParams, PositionBase};
@@ -263,7 +263,7 @@ impl Uci {
             Command::Uci => {
                 self.out.line(&format!("id name {ENGINE_NAME}"));
                 self.out.line(&format!("id author {ENGINE_AUTHOR}"));
-                for spec in OPTIONS {
+                for spec in options::listed() {
                     self.out.line(&format::option_line(spec));
                 }
                 self.out.line("uciok");
@@ -496,7 +496,7 @@ impl Uci {
             "  d (board), eval, perft <n> | go perft <n>, bench [depth], help".into(),
             "Options:".into(),
         ];
-        for spec in OPTIONS {
+        for spec in options::listed() {
             lines.push(format!("  {:<16} {}", spec.name, spec.help));
         }
         for l in lines {

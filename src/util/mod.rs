@@ -6,3 +6,8 @@ pub mod rng;
 pub mod sched;
 
 pub use rng::Rng;
+
+/// The machine's cores, as the system reports them (1 when it does not say).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
