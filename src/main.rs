@@ -23,16 +23,37 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("--help" | "-h") => println!("{USAGE}"),
         Some("--version" | "-V") => println!("{}", brudno::uci::version_line()),
-        Some("datagen") => {
-            let run =
-                brudno::datagen::Settings::from_args(&args[1..]).and_then(brudno::datagen::run);
-            if let Err(e) = run {
-                eprintln!("{e:#}");
-                std::process::exit(1);
-            }
-        }
+        Some("datagen") => datagen(&args[1..]),
         None => brudno::uci::Uci::new().run_stdin(),
         Some(_) => brudno::uci::Uci::new().run_lines(&brudno::uci::argv_to_lines(&args)),
+    }
+}
+
+/// `brudno datagen`: exit code 2 for a bad command line, 1 for a failure (or a mismatch
+/// that `--verify` found), so that scripts can tell a typo from a broken run.
+fn datagen(args: &[String]) {
+    use brudno::datagen::args::{help, parse, Command};
+    use std::io::Write;
+    let result = match parse(args) {
+        Ok(Command::Help) => {
+            // A closed pipe (`| head`) is no failure of the help.
+            let _ = writeln!(std::io::stdout(), "{}", help());
+            return;
+        }
+        Ok(Command::Run(settings)) => brudno::datagen::run(settings),
+        Ok(Command::Verify(dir)) => match brudno::datagen::verify(&dir) {
+            Ok(true) => Ok(()),
+            Ok(false) => std::process::exit(1),
+            Err(e) => Err(e),
+        },
+        Err(e) => {
+            eprintln!("brudno datagen: {e}\n(brudno datagen --help lists the options)");
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = result {
+        eprintln!("{e:#}");
+        std::process::exit(1);
     }
 }
 
