@@ -192,7 +192,7 @@ fn checksum(bytes: &[u8]) -> String {
 /// evaluation, so that folders made before the setting existed continue). A file is read
 /// once, as `EvalFile` reads it: a regular file of at most a network's size.
 fn evaluation(eval: &str) -> Result<(EvalChoice, Option<String>)> {
-    use crate::eval::nnue::network::{embedded, EMBEDDED, FILE_BYTES};
+    use crate::eval::nnue::network::{embedded, EMBEDDED, MAX_FILE_BYTES};
     Ok(match eval {
         "hce" => (EvalChoice::Hce, None),
         "nnue" => (
@@ -201,7 +201,7 @@ fn evaluation(eval: &str) -> Result<(EvalChoice, Option<String>)> {
         ),
         path => {
             let refuse = |why: String| anyhow::anyhow!("datagen: --eval {path}: {why}");
-            let bytes = crate::util::files::read_bounded(Path::new(path), FILE_BYTES as u64)
+            let bytes = crate::util::files::read_bounded(Path::new(path), MAX_FILE_BYTES as u64)
                 .map_err(refuse)?;
             let net = Network::from_bytes(&bytes).map_err(|e| refuse(e.to_string()))?;
             (
