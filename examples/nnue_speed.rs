@@ -3,8 +3,10 @@
 //! hand-crafted evaluation for scale. Run by hand:
 //!
 //! ```text
-//! cargo run --release --example nnue_speed [ROUNDS] [DISTINCT] [BACKEND]
+//! cargo run --release --example nnue_speed [ROUNDS] [DISTINCT] [BACKEND] [SHAPE]
 //! ```
+//! SHAPE is the random network's: `WIDTH`, `WIDTHxBUCKETS`, then `m` for mirroring (default
+//! `128x1`, the embedded network's); BACKEND `all` keeps every backend.
 //! The machine's speed swings, so each figure is measured ROUNDS times (default 15) in
 //! interleaved runs (every backend once per round, the order reversed each round), timed by
 //! process CPU time; it prints the median and the range, and the median of the per-round
@@ -15,7 +17,7 @@
 
 use brudno::chess::{Move, MoveDelta, MoveKind, Position};
 use brudno::datagen::chess960_start;
-use brudno::eval::nnue::{Backend, Network, NnueState};
+use brudno::eval::nnue::{Backend, Network, NnueState, Shape};
 use brudno::util::Rng;
 use std::hint::black_box;
 use std::sync::Arc;
@@ -67,6 +69,18 @@ fn corpus(n: usize) -> Vec<(Position, Move)> {
     out
 }
 
+/// `WIDTH[xBUCKETS][m]`, as the SHAPE argument gives it.
+fn parse_shape(arg: &str) -> Shape {
+    let mirrored = arg.ends_with('m');
+    let arg = arg.trim_end_matches('m');
+    let (width, buckets) = arg.split_once('x').unwrap_or((arg, "1"));
+    Shape {
+        width: width.parse().expect("SHAPE: a width"),
+        buckets: buckets.parse().expect("SHAPE: a bucket count"),
+        mirrored,
+    }
+}
+
 /// Operations per second of `f`, which does `ops` operations.
 fn rate(ops: usize, f: impl FnOnce()) -> f64 {
     let t = cpu_seconds();
@@ -90,9 +104,13 @@ fn main() {
     let rounds: usize = std::env::args()
         .nth(1)
         .map_or(15, |a| a.parse().expect("ROUNDS is a number"));
-    let net: Arc<Network> = Network::random(1).into();
+    let shape = std::env::args()
+        .nth(4)
+        .map_or(Shape::LEGACY, |a| parse_shape(&a));
+    println!("network: {shape}");
+    let net: Arc<Network> = Network::random_shape(shape, 1).into();
     // A third argument keeps only the backend of that name (to profile it alone).
-    let only = std::env::args().nth(3);
+    let only = std::env::args().nth(3).filter(|n| n != "all");
     let backends: Vec<Backend> = Backend::available()
         .into_iter()
         .filter(|b| only.as_deref().is_none_or(|n| n == b.name()))
@@ -158,8 +176,8 @@ fn main() {
 
             let r = rate(deltas.len() * REPS, || {
                 for _ in 0..REPS {
-                    for d in &deltas {
-                        state.push_delta(0, d);
+                    for ((pos, _), d) in data.iter().zip(&deltas) {
+                        state.push_delta(0, pos, d);
                         black_box(state.accumulator(1));
                     }
                 }

@@ -10,10 +10,10 @@
 
 mod common;
 
-use brudno::chess::{MoveKind, Position};
+use brudno::chess::{Color, MoveKind, Position};
 use brudno::datagen::chess960_start;
 use brudno::eval::nnue::state::STACK_PLIES;
-use brudno::eval::nnue::{Accumulator, Backend, Network, NnueState};
+use brudno::eval::nnue::{Backend, Network, NnueState, Shape};
 use common::{parse_perft_epd, Rng, FRC_PERFT_EPD, PERFT_EPD};
 use std::sync::Arc;
 
@@ -37,11 +37,10 @@ fn check_random_games(state: &mut NnueState, seed: u64, games: usize, plies: usi
                 state.reset(&pos);
                 ply = 0;
             }
-            let mut fresh = Accumulator::ZERO;
-            fresh.refresh(simd, &net, &pos);
+            let fresh = [Color::White, Color::Black].map(|c| net.accumulate_from_scratch(&pos, c));
             assert_eq!(
-                *state.accumulator(ply),
-                fresh,
+                state.accumulator(ply),
+                [&fresh[0][..], &fresh[1][..]],
                 "{} game {game} ply {ply}: {}",
                 simd.name(),
                 pos.to_fen()
@@ -101,6 +100,151 @@ fn incremental_equals_refresh_along_random_games() {
             "every kind of move is played often: {seen:?}"
         );
     }
+}
+
+/// Every shape the trainer exports, at the two smallest widths.
+fn shapes() -> Vec<Shape> {
+    let mut out = Vec::new();
+    for width in [128, 256] {
+        for buckets in [1, 8] {
+            for mirrored in [false, true] {
+                out.push(Shape {
+                    width,
+                    buckets,
+                    mirrored,
+                });
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn incremental_equals_refresh_for_every_shape_and_backend() {
+    for (i, shape) in shapes().into_iter().enumerate() {
+        let net: Arc<Network> = Network::random_shape(shape, 100 + i as u64).into();
+        for simd in Backend::available() {
+            let mut state = NnueState::with_backend(net.clone(), simd);
+            let seen = check_random_games(&mut state, 5 + i as u64, 30, 160);
+            assert!(
+                seen.iter().all(|&n| n >= 3),
+                "{shape}: every kind of move is played: {seen:?}"
+            );
+        }
+    }
+}
+
+/// Plays `moves` (UCI) from `fen`, checking every ply against the reference for every shape
+/// and backend; with `crossings`, checks that mirroring networks saw kings change sides.
+fn check_line(fen: &str, moves: &[&str], crossings: usize) {
+    for (i, shape) in shapes().into_iter().enumerate() {
+        let net: Arc<Network> = Network::random_shape(shape, 300 + i as u64).into();
+        for simd in Backend::available() {
+            let mut state = NnueState::with_backend(net.clone(), simd);
+            let mut pos = Position::from_fen(fen).unwrap();
+            state.reset(&pos);
+            let mut crossed = 0;
+            for (ply, uci) in moves.iter().enumerate() {
+                let m = pos
+                    .parse_uci_move(uci)
+                    .unwrap_or_else(|| panic!("{uci} in {}", pos.to_fen()));
+                let us = pos.side_to_move();
+                let before = pos.king_square(us).file() >= 4;
+                state.push(ply, &pos, m);
+                pos.play(m);
+                crossed += ((pos.king_square(us).file() >= 4) != before) as usize;
+                for c in [Color::White, Color::Black] {
+                    assert_eq!(
+                        state.accumulator(ply + 1)[c as usize],
+                        &net.accumulate_from_scratch(&pos, c)[..],
+                        "{shape} {} after {uci}: {}",
+                        simd.name(),
+                        pos.to_fen()
+                    );
+                }
+                assert_eq!(
+                    state.evaluate(ply + 1, pos.side_to_move()),
+                    net.evaluate_from_scratch(&pos)
+                );
+            }
+            assert_eq!(crossed, crossings, "{fen}");
+        }
+    }
+}
+
+#[test]
+fn kings_crossing_the_middle_castling_en_passant_and_promotions() {
+    // Kings walk across the d/e line and back, both colours.
+    check_line(
+        "4k3/8/8/8/8/8/8/3K4 w - - 0 1",
+        &[
+            "d1e1", "e8d8", "e1d2", "d8e7", "d2e3", "e7d6", "e3d3", "d6e6",
+        ],
+        8,
+    );
+    // Castling on both sides: O-O keeps the king on e–h, O-O-O takes it to c1 / c8.
+    check_line(
+        "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1",
+        &["e1g1", "e8c8", "g1h1", "c8b8"],
+        1,
+    );
+    check_line(
+        "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1",
+        &["e1c1", "e8g8"],
+        1,
+    );
+    // En passant both ways, then promotions with and without a capture.
+    check_line(
+        "r3k3/1P4p1/8/3pP3/8/8/6p1/4K2R w K d6 0 1",
+        &[
+            "e5d6", "g7g5", "b7a8q", "e8f7", "a8b8", "g2h1n", "d6d7", "h1g3", "d7d8r",
+        ],
+        0,
+    );
+}
+
+#[test]
+fn the_bucket_follows_the_piece_count_incrementally() {
+    // Pieces come off one capture at a time, from 32 down to 2, on a bucketed network.
+    let shape = Shape {
+        width: 128,
+        buckets: 8,
+        mirrored: true,
+    };
+    let net: Arc<Network> = Network::random_shape(shape, 9).into();
+    let mut rng = Rng::new(12);
+    let mut counts = [false; 33];
+    for _ in 0..20 {
+        let mut state = NnueState::new(net.clone());
+        let mut pos = Position::startpos();
+        state.reset(&pos);
+        for ply in 0..STACK_PLIES - 1 {
+            let n = pos.occupied().count() as usize;
+            counts[n] = true;
+            assert_eq!(net.bucket_of(&pos), (n - 2) / 4);
+            assert_eq!(
+                state.evaluate(ply, pos.side_to_move()),
+                net.evaluate_from_scratch(&pos),
+                "{}",
+                pos.to_fen()
+            );
+            let moves = pos.legal_moves();
+            let captures: Vec<_> = moves
+                .iter()
+                .copied()
+                .filter(|&m| pos.is_capture(m))
+                .collect();
+            let m = match captures.is_empty() {
+                true if moves.is_empty() => break,
+                true => *rng.pick(moves.as_slice()),
+                false => *rng.pick(&captures),
+            };
+            state.push(ply, &pos, m);
+            pos.play(m);
+        }
+    }
+    let missing: Vec<usize> = (2..=32).filter(|&n| !counts[n]).collect();
+    assert!(missing.len() <= 2, "piece counts never seen: {missing:?}");
 }
 
 #[test]
@@ -179,7 +323,7 @@ fn colour_flipped_twins_score_the_same() {
         let twin = colour_flipped(&pos);
         state.reset(&pos);
         let score = state.evaluate(0, pos.side_to_move());
-        let halves = state.accumulator(0).halves;
+        let halves = state.accumulator(0).map(<[i16]>::to_vec);
         state.reset(&twin);
         assert_eq!(
             state.evaluate(0, twin.side_to_move()),
@@ -187,8 +331,8 @@ fn colour_flipped_twins_score_the_same() {
             "{}",
             pos.to_fen()
         );
-        let twin_halves = state.accumulator(0).halves;
-        assert_eq!((halves[0], halves[1]), (twin_halves[1], twin_halves[0]));
+        let twin_halves = state.accumulator(0).map(<[i16]>::to_vec);
+        assert_eq!((&halves[0], &halves[1]), (&twin_halves[1], &twin_halves[0]));
         nonzero += (score != 0) as usize;
     }
     assert!(nonzero > 1000);

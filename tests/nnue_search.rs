@@ -57,6 +57,30 @@ fn searches_with_the_network_keep_its_accumulators_exact() {
 }
 
 #[test]
+fn searches_with_a_wide_bucketed_mirrored_network_keep_its_accumulators_exact() {
+    // Random weights: the scores mean nothing, but every evaluation is checked as above,
+    // with kings crossing the d/e line (a one-perspective refresh) along the way.
+    use brudno::eval::nnue::{Network, Shape};
+    let shape = Shape {
+        width: 256,
+        buckets: 8,
+        mirrored: true,
+    };
+    let random = SearchOptions {
+        evaluation: EvalChoice::Nnue(Network::random_shape(shape, 3).into()),
+        ..SearchOptions::default()
+    };
+    let depth = if cfg!(debug_assertions) { 5 } else { 7 };
+    for fen in [
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2k5/3p4/p2P1p2/P2P1P2/8/3K4/8 w - - 0 1",
+        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+    ] {
+        search(fen, depth, &random);
+    }
+}
+
+#[test]
 fn a_mate_is_found_with_the_network_too() {
     let nnue = SearchOptions {
         evaluation: EvalChoice::Nnue(embedded()),

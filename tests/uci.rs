@@ -772,6 +772,25 @@ fn bad_network_files_are_errors_and_the_network_in_use_stays() {
     std::fs::write(&garbage, vec![0x7Fu8; net.len()]).unwrap();
     let good = dir.join("good.nnue");
     std::fs::write(&good, &net).unwrap();
+    // Version-1 files: one of another shape, and the same with a damaged payload or an
+    // unknown version.
+    use brudno::eval::nnue::{Network, Shape};
+    let shape = Shape {
+        width: 256,
+        buckets: 8,
+        mirrored: true,
+    };
+    let v1 = Network::random_shape(shape, 1).to_bytes();
+    let wide = dir.join("wide.nnue");
+    std::fs::write(&wide, &v1).unwrap();
+    let mut damaged_bytes = v1.clone();
+    damaged_bytes[5000] ^= 1;
+    let damaged = dir.join("damaged.nnue");
+    std::fs::write(&damaged, &damaged_bytes).unwrap();
+    let mut future_bytes = v1.clone();
+    future_bytes[8] = 2;
+    let future = dir.join("future.nnue");
+    std::fs::write(&future, &future_bytes).unwrap();
 
     let mut gui = Gui::start();
     gui.send("setoption name Evaluation value nnue");
@@ -791,6 +810,8 @@ fn bad_network_files_are_errors_and_the_network_in_use_stays() {
         cut,
         long,
         garbage,
+        damaged,
+        future,
     ] {
         let line = format!("setoption name EvalFile value {}", bad.display());
         answers_with(&mut gui, &line, "info string error: EvalFile");
@@ -802,6 +823,17 @@ fn bad_network_files_are_errors_and_the_network_in_use_stays() {
         &format!("setoption name EvalFile value {}", good.display()),
         "info string network ",
     );
+    gui.send("go depth 4");
+    gui.until("bestmove");
+    gui.send(&format!("setoption name EvalFile value {}", wide.display()));
+    let lines = gui.sync();
+    assert!(
+        lines.iter().any(|l| l.starts_with("info string network ")
+            && l.contains("(768 -> 256)x2 -> 8 buckets, mirrored")),
+        "{lines:?}"
+    );
+    gui.send("eval");
+    assert_ne!(final_line(&gui.sync()), final_line(&before));
     gui.send("go depth 4");
     gui.until("bestmove");
     std::fs::remove_dir_all(&dir).unwrap();

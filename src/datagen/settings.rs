@@ -161,7 +161,7 @@ pub(crate) struct Evaluation {
 /// The evaluation `--eval` names. A file is read once, as `EvalFile` reads it: a regular file
 /// of at most a network's size.
 pub(crate) fn evaluation(eval: &str) -> Result<Evaluation> {
-    use crate::eval::nnue::network::{embedded, EMBEDDED, FILE_BYTES};
+    use crate::eval::nnue::network::{embedded, EMBEDDED, MAX_FILE_BYTES};
     Ok(match eval {
         "hce" => Evaluation {
             choice: EvalChoice::Hce,
@@ -175,7 +175,7 @@ pub(crate) fn evaluation(eval: &str) -> Result<Evaluation> {
         },
         path => {
             let refuse = |why: String| anyhow::anyhow!("datagen: --eval {path}: {why}");
-            let bytes = crate::util::files::read_bounded(Path::new(path), FILE_BYTES as u64)
+            let bytes = crate::util::files::read_bounded(Path::new(path), MAX_FILE_BYTES as u64)
                 .map_err(refuse)?;
             let net = Network::from_bytes(&bytes).map_err(|e| refuse(e.to_string()))?;
             Evaluation {

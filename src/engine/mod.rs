@@ -12,7 +12,7 @@ pub mod setup;
 use crate::book::Book;
 use crate::chess::game::{Game, IllegalMove};
 use crate::chess::{GenType, Move, MoveList, Position};
-use crate::eval::nnue::network::{Network, FILE_BYTES};
+use crate::eval::nnue::network::{Network, MAX_FILE_BYTES};
 use crate::search::{Limits, SearchControl, SearchEvent, SearchOptions, SearchResult, Searcher};
 use crate::tablebase::Tablebases;
 use crate::util::sched::RunQueueWait;
@@ -402,8 +402,8 @@ impl Engine {
         Ok(notes)
     }
 
-    /// `EvalFile`: a file of exactly the network's size and layout; anything else is an error
-    /// and the network in use stays.
+    /// `EvalFile`: a network file (`Network::from_bytes`: version 1 with its header, or the
+    /// legacy headerless size); anything else is an error and the network in use stays.
     fn load_network(&mut self, value: &Value) -> Result<Option<String>, String> {
         let Value::Text(path) = value else {
             unreachable!()
@@ -414,11 +414,16 @@ impl Engine {
         }
         let refuse =
             |why: String| format!("EvalFile {path} not used: {why}; the network stays as it was");
-        let bytes = crate::util::files::read_bounded(std::path::Path::new(path), FILE_BYTES as u64)
-            .map_err(refuse)?;
+        let bytes =
+            crate::util::files::read_bounded(std::path::Path::new(path), MAX_FILE_BYTES as u64)
+                .map_err(refuse)?;
         let net = Network::from_bytes(&bytes).map_err(|e| refuse(e.to_string()))?;
+        let shape = net.shape();
         self.network = Arc::from(net);
-        Ok(Some(format!("network {path}: {} bytes", bytes.len())))
+        Ok(Some(format!(
+            "network {path}: {shape}, {} bytes",
+            bytes.len()
+        )))
     }
 
     /// The options `bench` runs with: the search's switches and the evaluation in use (no

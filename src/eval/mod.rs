@@ -9,8 +9,7 @@ pub mod nnue;
 
 use crate::chess::{Color, Move, Position};
 use hce::pawns::PawnTable;
-use nnue::accumulator::Accumulator;
-use nnue::{Network, NnueState};
+use nnue::{Network, NnueState, Stack};
 use std::sync::Arc;
 
 #[inline(always)]
@@ -79,7 +78,7 @@ pub struct Evaluator {
     nnue: Option<NnueState>,
     /// The stack's storage while no network is in use: allocated with the evaluator, so
     /// that a helper thread allocates nothing when a search starts (`search/smp.rs`).
-    spare_stack: Option<Box<[Accumulator]>>,
+    spare_stack: Option<Stack>,
 }
 
 impl Evaluator {
@@ -196,11 +195,20 @@ mod tests {
                 .unwrap();
         let mut e = Evaluator::new();
         let storage = e.spare_stack.as_ref().unwrap().as_ptr();
+        let other_shape = Arc::<Network>::from(Network::random_shape(
+            nnue::Shape {
+                width: 256,
+                buckets: 8,
+                mirrored: true,
+            },
+            4,
+        ));
         let choices = [
             EvalChoice::Nnue(Arc::clone(&net)),
             EvalChoice::Hce,
             EvalChoice::Nnue(Arc::clone(&other)),
             EvalChoice::Nnue(Arc::clone(&net)),
+            EvalChoice::Nnue(Arc::clone(&other_shape)),
             EvalChoice::Hce,
         ];
         for choice in &choices {
@@ -212,7 +220,7 @@ mod tests {
             };
             assert_eq!(e.evaluate(&pos, 0), expected, "{}", choice.name());
             let now = match &e.nnue {
-                Some(n) => n.accumulator(0) as *const Accumulator,
+                Some(n) => n.accumulator(0)[0].as_ptr(),
                 None => e.spare_stack.as_ref().unwrap().as_ptr(),
             };
             assert_eq!(now, storage, "{}", choice.name());
@@ -226,7 +234,7 @@ mod tests {
         bad.output_weights[0] = nnue::network::MAX_OUTPUT_WEIGHT + 1;
         let mut e = Evaluator::new();
         e.set_choice(&EvalChoice::Nnue(Arc::clone(&net)));
-        let storage = e.nnue.as_ref().unwrap().accumulator(0) as *const Accumulator;
+        let storage = e.nnue.as_ref().unwrap().accumulator(0)[0].as_ptr();
         let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             e.set_choice(&EvalChoice::Nnue(Arc::new(bad)))
         }));
@@ -234,6 +242,6 @@ mod tests {
         // The old network still runs, on the same storage.
         let n = e.nnue.as_ref().expect("the old network kept");
         assert!(Arc::ptr_eq(n.network(), &net));
-        assert_eq!(n.accumulator(0) as *const Accumulator, storage);
+        assert_eq!(n.accumulator(0)[0].as_ptr(), storage);
     }
 }

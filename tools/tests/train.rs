@@ -80,19 +80,16 @@ fn dequantised(net: &Network) -> Model {
     let mut m = Model::new_random(HIDDEN, 0);
     let l = m.layout();
     let p = &mut m.params;
-    for (w, &q) in p[l.ft_weights()]
-        .iter_mut()
-        .zip(net.feature_weights.iter().flatten())
-    {
+    for (w, &q) in p[l.ft_weights()].iter_mut().zip(net.feature_weights.iter()) {
         *w = q as f32 / QA as f32;
     }
-    for (b, &q) in p[l.ft_bias()].iter_mut().zip(&net.feature_bias) {
+    for (b, &q) in p[l.ft_bias()].iter_mut().zip(net.feature_bias.iter()) {
         *b = q as f32 / QA as f32;
     }
-    for (w, &q) in p[l.out_weights()].iter_mut().zip(&net.output_weights) {
+    for (w, &q) in p[l.out_weights()].iter_mut().zip(net.output_weights.iter()) {
         *w = q as f32 / QB as f32;
     }
-    p[l.out_bias()] = net.output_bias as f32 / (QA * QB) as f32;
+    p[l.out_bias()] = net.output_bias[0] as f32 / (QA * QB) as f32;
     m
 }
 

@@ -24,11 +24,52 @@ pub fn index(perspective: Color, piece: Piece, sq: Square) -> usize {
     theirs * 384 + piece.kind().index() * 64 + sq
 }
 
+/// As `index`, with the square's file mirrored (a ↔ h) when `mirror` is 7 (0: as is): the
+/// input of a network with horizontal mirroring, for a perspective whose own king stands on
+/// files e–h (`mirror_of`).
+#[inline(always)]
+pub fn index_mirrored(perspective: Color, piece: Piece, sq: Square, mirror: usize) -> usize {
+    index(perspective, piece, sq) ^ mirror
+}
+
+/// The file mirror (`index_mirrored`'s last argument) of `perspective` in `pos` for a
+/// network with horizontal mirroring: 7 when its own king stands on files e–h, else 0. The
+/// vertical flip of Black's view keeps files, so the board's file is the perspective's.
+#[inline(always)]
+pub fn mirror_of(pos: &Position, perspective: Color) -> usize {
+    king_mirror(pos.king_square(perspective))
+}
+
+/// The file mirror for a perspective whose own king stands on `king`.
+#[inline(always)]
+pub fn king_mirror(king: Square) -> usize {
+    if king.file() >= 4 {
+        7
+    } else {
+        0
+    }
+}
+
 /// Every active input of `pos` for `perspective`, in square order.
 pub fn active(pos: &Position, perspective: Color) -> impl Iterator<Item = usize> + '_ {
+    active_mirrored(pos, perspective, false)
+}
+
+/// Every active input of `pos` for `perspective` of a network with horizontal mirroring
+/// (`mirrored`) or without, in square order.
+pub fn active_mirrored(
+    pos: &Position,
+    perspective: Color,
+    mirrored: bool,
+) -> impl Iterator<Item = usize> + '_ {
+    let mirror = if mirrored {
+        mirror_of(pos, perspective)
+    } else {
+        0
+    };
     pos.occupied().map(move |sq| {
         let piece = pos.piece_at(sq).expect("an occupied square has a piece");
-        index(perspective, piece, sq)
+        index_mirrored(perspective, piece, sq, mirror)
     })
 }
 

@@ -22,8 +22,8 @@
 //!
 //! Each search thread owns one `NnueState`; the network is shared through an `Arc`.
 
-use super::accumulator::Accumulator;
-use super::network::{Network, MAX_OUTPUT_WEIGHT};
+use super::accumulator;
+use super::network::{Aligned, Network, MAX_OUTPUT_WEIGHT, MAX_WIDTH};
 use super::simd::Backend;
 use crate::chess::{Color, Move, MoveDelta, Position};
 use std::sync::Arc;
@@ -31,16 +31,51 @@ use std::sync::Arc;
 /// Slots in the stack: more than the search's deepest line (it checks this at compile time).
 pub const STACK_PLIES: usize = 136;
 
+/// A stack's storage: room for `STACK_PLIES` slots of the widest network, of which a
+/// network uses `2 × width` values per slot, packed from the start (a narrow network touches
+/// no more memory than it needs). With each slot, its position's piece count (for the output
+/// bucket).
+#[derive(Clone)]
+pub struct Stack {
+    values: Aligned,
+    pieces: [u8; STACK_PLIES],
+}
+
+impl Stack {
+    /// Bytes one stack takes on the heap.
+    pub const HEAP_BYTES: usize = Aligned::heap_bytes(STACK_PLIES * 2 * MAX_WIDTH);
+
+    pub fn new() -> Stack {
+        Stack {
+            values: Aligned::zeroed(STACK_PLIES * 2 * MAX_WIDTH),
+            pieces: [0; STACK_PLIES],
+        }
+    }
+
+    /// Where the values are (to check that storage is passed on, not made again).
+    pub fn as_ptr(&self) -> *const i16 {
+        self.values.as_ptr()
+    }
+}
+
+impl Default for Stack {
+    fn default() -> Self {
+        Stack::new()
+    }
+}
+
 #[derive(Clone)]
 pub struct NnueState {
     net: Arc<Network>,
     simd: Backend,
-    stack: Box<[Accumulator]>,
+    stack: Stack,
+    /// Values per slot: `2 × width`.
+    stride: usize,
 }
 
 impl NnueState {
     /// Bytes one stack takes on the heap.
-    pub const HEAP_BYTES: usize = STACK_PLIES * std::mem::size_of::<Accumulator>();
+    pub const HEAP_BYTES: usize = Stack::HEAP_BYTES;
 
     /// A stack for `net`, using `Backend::best()` (AVX2 where the CPU has it).
     pub fn new(net: Arc<Network>) -> NnueState {
@@ -57,22 +92,28 @@ impl NnueState {
     }
 
     /// A stack's storage, for `on_stack` (the only allocation of this type).
-    pub fn new_stack() -> Box<[Accumulator]> {
-        vec![Accumulator::ZERO; STACK_PLIES].into_boxed_slice()
+    pub fn new_stack() -> Stack {
+        Stack::new()
     }
 
     /// A stack for `net` in storage made before (`new_stack`, or `into_stack` of another):
     /// a search thread allocates it once, when it is made, whatever network comes later.
     ///
-    /// Panics as `with_backend` does, or if `stack` is not `STACK_PLIES` long.
-    pub fn on_stack(net: Arc<Network>, simd: Backend, stack: Box<[Accumulator]>) -> NnueState {
-        assert_eq!(stack.len(), STACK_PLIES);
+    /// Panics as `with_backend` does.
+    pub fn on_stack(net: Arc<Network>, simd: Backend, stack: Stack) -> NnueState {
         NnueState::check(&net);
-        NnueState { net, simd, stack }
+        let stride = 2 * net.width();
+        NnueState {
+            net,
+            simd,
+            stack,
+            stride,
+        }
     }
 
-    /// Panics if `net` cannot be run (an output weight outside the trained range): a caller
-    /// that gives up a stack for `net` checks first, so that a panic loses nothing.
+    /// Panics if `net` cannot be run (an output weight outside the trained range, or wider
+    /// than the stack): a caller that gives up a stack for `net` checks first, so that a
+    /// panic loses nothing.
     pub fn check(net: &Network) {
         assert!(
             net.output_weights
@@ -80,10 +121,11 @@ impl NnueState {
                 .all(|w| w.abs() <= MAX_OUTPUT_WEIGHT),
             "an output weight is outside ±{MAX_OUTPUT_WEIGHT}"
         );
+        assert!(net.width() <= MAX_WIDTH);
     }
 
     /// The storage, for the next network.
-    pub fn into_stack(self) -> Box<[Accumulator]> {
+    pub fn into_stack(self) -> Stack {
         self.stack
     }
 
@@ -95,38 +137,56 @@ impl NnueState {
         self.simd
     }
 
+    #[inline(always)]
+    fn slot(&self, ply: usize) -> &[i16] {
+        &self.stack.values[ply * self.stride..][..self.stride]
+    }
+
     /// Slot 0 from scratch.
     pub fn reset(&mut self, root: &Position) {
-        self.stack[0].refresh(self.simd, &self.net, root);
+        let stride = self.stride;
+        let slot = &mut self.stack.values[..stride];
+        accumulator::refresh(slot, self.simd, &self.net, root);
+        self.stack.pieces[0] = root.occupied().count() as u8;
     }
 
     /// Slot `ply + 1` = slot `ply` after `m`, played from `before` (the position at `ply`).
     #[inline]
     pub fn push(&mut self, ply: usize, before: &Position, m: Move) {
-        self.push_delta(ply, &MoveDelta::of(before, m));
+        self.push_delta(ply, before, &MoveDelta::of(before, m));
     }
 
     /// As `push`, for a delta the caller has already computed.
     #[inline]
-    pub fn push_delta(&mut self, ply: usize, delta: &MoveDelta) {
-        let (parents, children) = self.stack.split_at_mut(ply + 1);
-        children[0].update_from(&parents[ply], self.simd, &self.net, delta);
+    pub fn push_delta(&mut self, ply: usize, before: &Position, delta: &MoveDelta) {
+        let s = self.stride;
+        let (parents, children) = self.stack.values.split_at_mut((ply + 1) * s);
+        let (parent, child) = (&parents[ply * s..], &mut children[..s]);
+        accumulator::update(child, parent, self.simd, &self.net, before, delta);
+        let change = delta.added().len() as u8;
+        self.stack.pieces[ply + 1] = self.stack.pieces[ply] + change - delta.removed().len() as u8;
     }
 
     /// Slot `ply + 1` = slot `ply` (a null move).
     #[inline]
     pub fn push_null(&mut self, ply: usize) {
-        self.stack[ply + 1] = self.stack[ply];
+        let s = self.stride;
+        self.stack
+            .values
+            .copy_within(ply * s..(ply + 1) * s, (ply + 1) * s);
+        self.stack.pieces[ply + 1] = self.stack.pieces[ply];
     }
 
     /// The score in centipawns for `stm`, the side to move at `ply`.
     #[inline]
     pub fn evaluate(&self, ply: usize, stm: Color) -> i32 {
-        self.stack[ply].evaluate(self.simd, &self.net, stm)
+        let pieces = self.stack.pieces[ply] as usize;
+        accumulator::evaluate(self.slot(ply), self.simd, &self.net, stm, pieces)
     }
 
-    /// The accumulator at `ply` (for tests and diagnostics).
-    pub fn accumulator(&self, ply: usize) -> &Accumulator {
-        &self.stack[ply]
+    /// The accumulator at `ply`, by perspective (`Color::index()`), for tests and diagnostics.
+    pub fn accumulator(&self, ply: usize) -> [&[i16]; 2] {
+        let w = self.net.width();
+        Color::ALL.map(|c| accumulator::half(self.slot(ply), c, w))
     }
 }

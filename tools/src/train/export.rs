@@ -35,14 +35,8 @@ pub fn quantise(model: &Model) -> Result<Box<Network>> {
     let layout = model.layout();
     let p = &model.params;
     let mut net = Network::zeroed();
-    for (row, weights) in net
-        .feature_weights
-        .iter_mut()
-        .zip(p[layout.ft_weights()].chunks_exact(HIDDEN))
-    {
-        for (q, &w) in row.iter_mut().zip(weights) {
-            *q = quantise_value(w, QA);
-        }
+    for (q, &w) in net.feature_weights.iter_mut().zip(&p[layout.ft_weights()]) {
+        *q = quantise_value(w, QA);
     }
     for (q, &b) in net.feature_bias.iter_mut().zip(&p[layout.ft_bias()]) {
         *q = quantise_value(b, QA);
@@ -50,7 +44,7 @@ pub fn quantise(model: &Model) -> Result<Box<Network>> {
     for (q, &w) in net.output_weights.iter_mut().zip(&p[layout.out_weights()]) {
         *q = quantise_value(w, QB);
     }
-    net.output_bias = quantise_value(p[layout.out_bias()], QA * QB);
+    net.output_bias[0] = quantise_value(p[layout.out_bias()], QA * QB);
     Ok(net)
 }
 
@@ -63,8 +57,8 @@ pub fn export(model: &Model, path: &Path, positions: &[Position]) -> Result<Quan
     let mut net = quantise(model)?;
     let before = check(model, &net, positions);
     let units_per_cp = (QA * QB) as f64 / SCALE as f64;
-    let corrected = net.output_bias as f64 - (before.bias * units_per_cp).round();
-    net.output_bias = corrected.clamp(i16::MIN as f64, i16::MAX as f64) as i16;
+    let corrected = net.output_bias[0] as f64 - (before.bias * units_per_cp).round();
+    net.output_bias[0] = corrected.clamp(i16::MIN as f64, i16::MAX as f64) as i16;
     let after = check(model, &net, positions);
     write_atomic(path, &net.to_bytes())?;
     Ok(after)
@@ -129,10 +123,10 @@ mod tests {
         model.params[l.out_weights().start + HIDDEN] = 1.98;
         model.params[l.out_bias()] = 0.25;
         let net = quantise(&model).unwrap();
-        assert_eq!(net.feature_weights[0][3], 128); // 127.5 rounds away from zero
+        assert_eq!(net.feature_weights[3], 128); // 127.5 rounds away from zero
         assert_eq!(net.feature_bias[0], -51);
         assert_eq!(net.output_weights[HIDDEN], 127);
-        assert_eq!(net.output_bias, 4080);
+        assert_eq!(net.output_bias[0], 4080);
         // What the engine reads back is what was written.
         let back = Network::from_bytes(&net.to_bytes()).unwrap();
         assert_eq!(back.to_bytes(), net.to_bytes());
