@@ -4,6 +4,7 @@
 
 use brudno::chess::Position;
 use brudno::eval::nnue::network::{QA, QB};
+use brudno::eval::nnue::Network;
 use brudno_tools::train::netfile::NetFile;
 use brudno_tools::train::{self, model::Model, Config, Report};
 use std::path::{Path, PathBuf};
@@ -119,6 +120,26 @@ fn the_exported_network_is_the_float_network_as_the_engine_evaluates_it() {
     // divisions' truncation (under 1 cp each) separates them.
     let exact = train::export::check(&dequantised(&net), &net, &positions);
     assert!(exact.max < 2.0, "engine vs dequantised float: {exact}");
+    // The trainer's integer evaluation is the engine's: the legacy file (the same payload,
+    // no header) read by the engine evaluates every position to the same centipawn.
+    let engine = Network::from_bytes(&net.legacy_bytes().unwrap()).unwrap();
+    for pos in &positions {
+        assert_eq!(engine.evaluate_from_scratch(pos), net.evaluate(pos));
+    }
+    let args: Vec<String> = [
+        "--checkpoint",
+        c.out.join("checkpoint.bin").to_str().unwrap(),
+        "--out",
+        c.out.join("legacy.nnue").to_str().unwrap(),
+        "--legacy",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    train::quantise_command(&args).unwrap();
+    let legacy = std::fs::read(c.out.join("legacy.nnue")).unwrap();
+    assert_eq!(legacy.len(), brudno::eval::nnue::network::FILE_BYTES);
+    assert!(Network::from_bytes(&legacy).is_ok());
     // Rounding the weights costs more: the output weights' step of 1/64 (QB) is ~5% of a
     // typical weight, and a position sums 256 of them. Measured on these tiny, overfitted
     // nets (evaluations of ~500 cp on average): mean |d| 4-13 cp, max 17-36 cp, about 1% of

@@ -56,11 +56,12 @@ sigmoid(score / 400), from the side to move's view.
 ";
 
 pub const QUANTISE_USAGE: &str = "\
-usage: brudno-tools quantise --checkpoint FILE --out FILE.nnue [--check-positions N]
+usage: brudno-tools quantise --checkpoint FILE --out FILE.nnue [--check-positions N] [--legacy]
 
 Writes the float weights of a training checkpoint as a network file (format version 1), and
 compares its integer evaluation with the float network's on positions from the run's data
-(when it is still there).
+(when it is still there). --legacy writes the headerless file that engines before the
+format read (width 128, one bucket, no mirroring only).
 ";
 
 #[derive(Clone, Debug, PartialEq)]

@@ -465,7 +465,7 @@ pub fn run(config: &Config) -> Result<Report> {
 
 /// `brudno-tools quantise …`: a checkpoint as a network file.
 pub fn quantise_command(args: &[String]) -> Result<()> {
-    let (mut ckpt, mut out, mut check) = (None, None, 1000usize);
+    let (mut ckpt, mut out, mut check, mut legacy) = (None, None, 1000usize, false);
     let mut it = args.iter();
     while let Some(key) = it.next() {
         match key.as_str() {
@@ -476,6 +476,7 @@ pub fn quantise_command(args: &[String]) -> Result<()> {
             "--checkpoint" => ckpt = it.next().map(PathBuf::from),
             "--out" => out = it.next().map(PathBuf::from),
             "--check-positions" => check = parse("check-positions", it.next())?,
+            "--legacy" => legacy = true,
             _ => bail!("unknown option {key} (see --help)"),
         }
     }
@@ -500,7 +501,14 @@ pub fn quantise_command(args: &[String]) -> Result<()> {
             &[]
         }
     };
-    let q = export::export(&c.model, &out, check)?;
+    let q = if legacy {
+        let mut net = export::quantise(&c.model)?;
+        export::correct_biases(&c.model, &mut net, check);
+        checkpoint::write_atomic(&out, &net.legacy_bytes()?)?;
+        export::check(&c.model, &net, check)
+    } else {
+        export::export(&c.model, &out, check)?
+    };
     eprintln!(
         "wrote {} (after {} epochs and {} batches): {q}",
         out.display(),

@@ -108,6 +108,16 @@ impl NetFile {
         out
     }
 
+    /// The headerless file of engines before format version 1 (width 128, one bucket, no
+    /// mirroring): exactly the version-1 payload, whose layout it shares.
+    pub fn legacy_bytes(&self) -> Result<Vec<u8>> {
+        ensure!(
+            self.hidden == 128 && self.buckets == 1 && !self.mirror,
+            "only a 128-neuron network with one bucket and no mirroring has a legacy file"
+        );
+        Ok(self.to_bytes()[HEADER_BYTES..].to_vec())
+    }
+
     /// Reads a version-1 file, refusing anything the format does not allow.
     pub fn from_bytes(bytes: &[u8]) -> Result<NetFile> {
         ensure!(
