@@ -6,10 +6,11 @@
 //! (seed, epoch) and the initial weights from the seed, both in the identity.
 //!
 //! ```text
-//! "BRUDNOCK" | version u32 | identity: len u32, UTF-8 | hidden u32 | epoch u32 | batch u32
-//! | adam steps u64 | loss sum f64 | loss batches u64 | n u64 | params [n] f32 | m [n] f32
-//! | v [n] f32 | FNV-1a 64 of all the bytes before
+//! "BRUDNOCK" | version u32 | identity: len u32, UTF-8 | hidden u32 | buckets u32
+//! | mirror u32 | epoch u32 | batch u32 | adam steps u64 | loss sum f64 | loss batches u64
+//! | n u64 | params [n] f32 | m [n] f32 | v [n] f32 | FNV-1a 64 of all the bytes before
 //! ```
+//! Version 1 had no buckets and no mirror fields (one bucket, no mirroring): still read.
 //! Little-endian. Written to a temporary file and renamed, so a kill leaves the previous
 //! checkpoint or the new one, never a mix.
 
@@ -20,7 +21,7 @@ use std::io::Write;
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"BRUDNOCK";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Checkpoint {
@@ -66,6 +67,8 @@ impl Checkpoint {
         out.extend_from_slice(&(self.identity.len() as u32).to_le_bytes());
         out.extend_from_slice(self.identity.as_bytes());
         out.extend_from_slice(&(self.model.hidden as u32).to_le_bytes());
+        out.extend_from_slice(&(self.model.buckets as u32).to_le_bytes());
+        out.extend_from_slice(&(self.model.mirror as u32).to_le_bytes());
         out.extend_from_slice(&self.epoch.to_le_bytes());
         out.extend_from_slice(&self.batch.to_le_bytes());
         out.extend_from_slice(&self.adam.t.to_le_bytes());
@@ -101,21 +104,29 @@ impl Checkpoint {
         let u32_ = |b: &[u8]| u32::from_le_bytes(b.try_into().unwrap());
         let u64_ = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap());
         let version = u32_(take(4)?);
-        if version != VERSION {
-            bail!("checkpoint version {version}, this trainer reads {VERSION}");
+        if version != VERSION && version != 1 {
+            bail!("checkpoint version {version}, this trainer reads 1 and {VERSION}");
         }
         let len = u32_(take(4)?) as usize;
         let identity = String::from_utf8(take(len)?.to_vec()).context("checkpoint identity")?;
         let hidden = u32_(take(4)?) as usize;
+        let (buckets, mirror) = if version >= 2 {
+            (u32_(take(4)?) as usize, u32_(take(4)?) != 0)
+        } else {
+            (1, false)
+        };
         let epoch = u32_(take(4)?);
         let batch = u32_(take(4)?);
         let t = u64_(take(8)?);
         let loss_sum = f64::from_le_bytes(take(8)?.try_into().unwrap());
         let loss_batches = u64_(take(8)?);
         let n = u64_(take(8)?) as usize;
-        let model_len = super::model::Layout { hidden }.len();
+        let model_len = super::model::Layout { hidden, buckets }.len();
         if n != model_len {
-            bail!("the checkpoint holds {n} parameters, a {hidden}-neuron network has {model_len}");
+            bail!(
+                "the checkpoint holds {n} parameters, a {hidden}-neuron network with \
+                 {buckets} bucket(s) has {model_len}"
+            );
         }
         let mut floats = || -> Result<Vec<f32>> {
             Ok(take(4 * n)?
@@ -132,7 +143,12 @@ impl Checkpoint {
         adam.t = t;
         Ok(Checkpoint {
             identity,
-            model: Model { hidden, params },
+            model: Model {
+                hidden,
+                buckets,
+                mirror,
+                params,
+            },
             adam,
             epoch,
             batch,
@@ -159,7 +175,7 @@ mod tests {
 
     #[test]
     fn round_trip_and_corruption_is_caught() {
-        let model = Model::new_random(8, 3);
+        let model = Model::new_random(8, 8, true, 3);
         let mut adam = AdamW::new(model.params.len(), 0.01);
         adam.m[5] = 0.25;
         adam.v[7] = 1e-6;

@@ -1,100 +1,39 @@
 //! The training data in memory: every position of the datagen games that the filter keeps,
-//! as a compact entry (its active inputs from both sides, its score and its result), split
-//! by game into a training set and a held-out validation set.
+//! packed in 32 bytes (`packed.rs`; the inputs are computed when a batch is built), split by
+//! game into a training set and a held-out validation set.
 //!
-//! The games are read with `brudno::datagen::format` and the inputs come from
-//! `brudno::eval::nnue::features`, so the trainer sees exactly the positions and the input
-//! order the engine sees. An entry is 132 bytes (two lists of ≤ 32 `u16` inputs): about 6.6 GB
-//! for 50 M positions.
+//! The games are read with `brudno::datagen::format`, streamed game by game from each file
+//! (a file is never held in memory beside its positions), so the trainer sees exactly the
+//! positions the engine's data holds.
+//!
+//! Holdout: a game is held out when a hash of its bytes says so (`held_out`), whatever file it
+//! is in, wherever in the file, whatever else is loaded: adding a data folder never moves a
+//! game between the training and the validation set, and two copies of a game go together.
 //!
 //! A run pins its data: `Source` records how many bytes of each file it read, and a resumed
 //! run reads exactly those bytes again, so a data folder that keeps growing (a datagen still
 //! running) does not change the run under it.
 
+use super::packed::Packed;
 use anyhow::{bail, Context, Result};
 use brudno::chess::Position;
-use brudno::datagen::format::{FormatError, GameReader, Sample};
-use brudno::eval::nnue::features;
-use brudno::util::Rng;
+use brudno::datagen::format::{FormatError, GameRecord, BOARD_BYTES, PLY_BYTES};
+use std::io::Read;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-/// Inputs per perspective at most: one per piece.
-pub const MAX_FEATURES: usize = 32;
-
-/// One training position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Entry {
-    /// Active inputs seen by the side to move; the first `len` are used.
-    pub stm: [u16; MAX_FEATURES],
-    /// Active inputs seen by the other side (same pieces, so the same count).
-    pub ntm: [u16; MAX_FEATURES],
-    pub len: u8,
-    /// The game's result for the side to move, doubled: 0 loss, 1 draw, 2 win.
-    pub result: u8,
-    /// The search's score, side to move's view, centipawns.
-    pub score: i16,
-}
-
-impl Entry {
-    pub fn from_sample(s: &Sample) -> Entry {
-        let stm = s.pos.side_to_move();
-        let mut e = Entry {
-            stm: [0; MAX_FEATURES],
-            ntm: [0; MAX_FEATURES],
-            len: 0,
-            result: (s.stm_result() * 2.0).round() as u8,
-            score: s.stm_score(),
-        };
-        for (slot, f) in e.stm.iter_mut().zip(features::active(&s.pos, stm)) {
-            *slot = f as u16;
-            e.len += 1;
-        }
-        for (slot, f) in e.ntm.iter_mut().zip(features::active(&s.pos, stm.flip())) {
-            *slot = f as u16;
-        }
-        // A legal position has at most 32 pieces (the format's reader checks it).
-        debug_assert_eq!(e.len as u32, s.pos.occupied().0.count_ones());
-        e
-    }
-
-    pub fn stm_features(&self) -> &[u16] {
-        &self.stm[..self.len as usize]
-    }
-
-    pub fn ntm_features(&self) -> &[u16] {
-        &self.ntm[..self.len as usize]
-    }
-
-    /// The same position mirrored a↔h: every input's file reversed (the feature index keeps
-    /// the square in its low six bits, the file in the low three). The score and result are
-    /// kept: chess is the same mirrored but for castling, which the inputs do not see.
-    pub fn mirrored(&self) -> Entry {
-        let mut e = *self;
-        let n = e.len as usize;
-        e.stm[..n].iter_mut().for_each(|f| *f ^= 7);
-        e.ntm[..n].iter_mut().for_each(|f| *f ^= 7);
-        e
-    }
-
-    /// The result for the side to move: 1 win, ½ draw, 0 loss.
-    pub fn result(&self) -> f32 {
-        self.result as f32 / 2.0
-    }
-}
-
 /// The training set: one vector per data file, so that loading never holds two copies.
 #[derive(Default)]
 pub struct Dataset {
-    chunks: Vec<Vec<Entry>>,
+    chunks: Vec<Vec<Packed>>,
     /// Index of each chunk's first entry.
     starts: Vec<usize>,
     len: usize,
 }
 
 impl Dataset {
-    pub fn from_chunks(chunks: Vec<Vec<Entry>>) -> Dataset {
+    pub fn from_chunks(chunks: Vec<Vec<Packed>>) -> Dataset {
         let mut d = Dataset::default();
         for c in chunks.into_iter().filter(|c| !c.is_empty()) {
             d.starts.push(d.len);
@@ -113,7 +52,7 @@ impl Dataset {
     }
 
     #[inline]
-    pub fn get(&self, i: usize) -> &Entry {
+    pub fn get(&self, i: usize) -> &Packed {
         let c = self.starts.partition_point(|&s| s <= i) - 1;
         &self.chunks[c][i - self.starts[c]]
     }
@@ -155,9 +94,8 @@ pub fn list_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 #[derive(Clone, Debug)]
 pub struct LoadSettings {
     pub filter: brudno::datagen::format::Filter,
-    /// Fraction of the games held out for validation (decided per game, by `seed`).
+    /// Fraction of the games held out for validation (decided per game by `held_out`).
     pub holdout: f64,
-    pub seed: u64,
     /// Keep at most this many positions (training and validation), from the files in order.
     pub max_positions: Option<usize>,
     pub threads: usize,
@@ -167,7 +105,7 @@ pub struct LoadSettings {
 
 pub struct Loaded {
     pub train: Dataset,
-    pub valid: Vec<Entry>,
+    pub valid: Vec<Packed>,
     /// Sample positions (held-out ones first) for the quantisation check.
     pub check: Vec<Position>,
     /// What was read: the run's pinned data.
@@ -182,8 +120,8 @@ pub struct Loaded {
 /// What one file gave.
 #[derive(Default)]
 struct FileData {
-    train: Vec<Entry>,
-    valid: Vec<Entry>,
+    train: Vec<Packed>,
+    valid: Vec<Packed>,
     /// Per game read: held out?, positions kept.
     games: Vec<(bool, u32)>,
     check_valid: Vec<Position>,
@@ -193,45 +131,134 @@ struct FileData {
     warning: Option<String>,
 }
 
-/// Whether game `game` of file `file` is held out.
-fn held_out(seed: u64, file: usize, game: usize, fraction: f64) -> bool {
-    fraction > 0.0 && Rng::derive(seed, &[0x401d, file as u64, game as u64]).next_f64() < fraction
+/// Whether the game whose bytes (as the file holds them) are `game` is held out: the same
+/// answer for the same game in any file and any run, so adding data never moves a game. The
+/// bytes include the start position, the result and every move and score, so two different
+/// games practically never collide, and duplicates of one game go to the same side.
+pub fn held_out(game: &[u8], fraction: f64) -> bool {
+    let h = game.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    // FNV's high bits mix poorly for short inputs: one SplitMix64 step spreads them.
+    let h = brudno::util::Rng::new(h).next_u64();
+    fraction > 0.0 && ((h >> 11) as f64 / (1u64 << 53) as f64) < fraction
 }
 
-fn load_file(index: usize, source: &Source, ls: &LoadSettings) -> Result<FileData> {
-    let mut bytes = std::fs::read(&source.path)
+/// Reads a data file game by game, holding one game's bytes at a time.
+pub struct GameStream<R: Read> {
+    reader: R,
+    buf: Vec<u8>,
+    /// Bytes of the whole games read so far.
+    used: u64,
+}
+
+/// Fills `buf` from `r`; false when the data ends first (whatever part was read).
+fn fill(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<bool> {
+    let mut at = 0;
+    while at < buf.len() {
+        match r.read(&mut buf[at..]) {
+            Ok(0) => return Ok(false),
+            Ok(n) => at += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
+}
+
+impl<R: Read> GameStream<R> {
+    pub fn new(reader: R) -> GameStream<R> {
+        GameStream {
+            reader,
+            buf: Vec::with_capacity(4096),
+            used: 0,
+        }
+    }
+
+    /// Bytes of the whole games read so far.
+    pub fn used(&self) -> u64 {
+        self.used
+    }
+
+    /// The next game's bytes; `Ok(None)` at the end of the data, `Truncated` when it ends
+    /// inside a game.
+    pub fn next_bytes(&mut self) -> Result<Option<&[u8]>, FormatError> {
+        let io = |e: std::io::Error| FormatError::BadBoard(format!("read error: {e}"));
+        self.buf.clear();
+        self.buf.resize(BOARD_BYTES, 0);
+        let mut first = [0u8; 1];
+        if !fill(&mut self.reader, &mut first).map_err(io)? {
+            return Ok(None);
+        }
+        self.buf[0] = first[0];
+        if !fill(&mut self.reader, &mut self.buf[1..]).map_err(io)? {
+            return Err(FormatError::Truncated);
+        }
+        loop {
+            let mut ply = [0u8; PLY_BYTES];
+            if !fill(&mut self.reader, &mut ply).map_err(io)? {
+                return Err(FormatError::Truncated);
+            }
+            self.buf.extend_from_slice(&ply);
+            if ply[0] == 0 && ply[1] == 0 {
+                break;
+            }
+        }
+        self.used += self.buf.len() as u64;
+        Ok(Some(&self.buf))
+    }
+
+    /// The next game, with whether it is held out for `fraction`.
+    pub fn next_game(&mut self, fraction: f64) -> Option<Result<(GameRecord, bool), FormatError>> {
+        let bytes = match self.next_bytes() {
+            Ok(Some(b)) => b,
+            Ok(None) => return None,
+            Err(e) => return Some(Err(e)),
+        };
+        let held = held_out(bytes, fraction);
+        Some(GameRecord::decode(bytes).map(|(g, _)| (g, held)))
+    }
+}
+
+fn load_file(source: &Source, ls: &LoadSettings) -> Result<FileData> {
+    let file = std::fs::File::open(&source.path)
         .with_context(|| format!("cannot read {}", source.path.display()))?;
-    if (bytes.len() as u64) < source.bytes {
+    let len = file
+        .metadata()
+        .with_context(|| format!("cannot read {}", source.path.display()))?
+        .len();
+    if len < source.bytes {
         bail!(
-            "{} is {} bytes, shorter than the {} this run was started with",
+            "{} is {len} bytes, shorter than the {} this run was started with",
             source.path.display(),
-            bytes.len(),
             source.bytes
         );
     }
-    bytes.truncate(source.bytes as usize);
     // Reserve for every ply (4 bytes each); the unused tail is given back below and is never
     // touched, so it costs address space, not memory.
     let mut d = FileData::default();
     let cap = ls.max_positions.unwrap_or(usize::MAX);
-    d.train.reserve((bytes.len() / 4).min(cap));
+    d.train
+        .reserve((source.bytes as usize / PLY_BYTES).min(cap));
     let mut kept = 0usize;
-    let mut reader = GameReader::new(&bytes);
-    for (game_index, game) in reader.by_ref().enumerate() {
-        let game = match game {
+    let reader = std::io::BufReader::with_capacity(1 << 20, file.take(source.bytes));
+    let mut stream = GameStream::new(reader);
+    let (mut game_index, mut good_bytes) = (0, 0);
+    while let Some(game) = stream.next_game(ls.holdout) {
+        let (game, held) = match game {
             Ok(g) => g,
             // A file being written ends inside a game: the run uses it up to there.
             Err(FormatError::Truncated) => break,
             Err(e) => {
                 d.warning = Some(format!(
-                    "{}: {e} after {} games; using the games before it",
+                    "{}: {e} after {game_index} games; using the games before it",
                     source.path.display(),
-                    game_index
                 ));
                 break;
             }
         };
-        let held = held_out(ls.seed, index, game_index, ls.holdout);
+        game_index += 1;
+        good_bytes = stream.used();
         let mut kept_here = 0u32;
         for s in game.samples() {
             d.positions += 1;
@@ -244,7 +271,7 @@ fn load_file(index: usize, source: &Source, ls: &LoadSettings) -> Result<FileDat
             } else {
                 (&mut d.train, &mut d.check_train)
             };
-            set.push(Entry::from_sample(&s));
+            set.push(Packed::from_sample(&s));
             if check.len() < ls.check_positions {
                 check.push(s.pos);
             }
@@ -255,8 +282,8 @@ fn load_file(index: usize, source: &Source, ls: &LoadSettings) -> Result<FileDat
             break;
         }
     }
-    // After a corrupt game the reader's offset is the end of the last good one.
-    d.used = reader.offset() as u64;
+    // The end of the last good game: a cut or corrupt one after it is not the run's data.
+    d.used = good_bytes;
     d.train.shrink_to_fit();
     d.valid.shrink_to_fit();
     Ok(d)
@@ -279,7 +306,7 @@ pub fn load(sources: &[Source], ls: &LoadSettings) -> Result<Loaded> {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(source) = sources.get(i) else { break };
-                let r = load_file(i, source, ls);
+                let r = load_file(source, ls);
                 results.lock().unwrap()[i] = Some(r);
             });
         }
@@ -343,24 +370,16 @@ pub fn fresh_sources(files: &[PathBuf]) -> Vec<Source> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::train::testdata::random_games;
 
     #[test]
     fn dataset_indexes_across_chunks() {
-        let mut e = Entry {
-            stm: [0; MAX_FEATURES],
-            ntm: [0; MAX_FEATURES],
-            len: 0,
-            result: 1,
-            score: 0,
-        };
-        let mut chunk = |scores: &[i16]| {
+        let pos = brudno::chess::Position::from_fen(brudno::chess::START_FEN).unwrap();
+        let chunk = |scores: &[i16]| {
             scores
                 .iter()
-                .map(|&s| {
-                    e.score = s;
-                    e
-                })
-                .collect::<Vec<Entry>>()
+                .map(|&s| Packed::from_position(&pos, s, 1))
+                .collect::<Vec<Packed>>()
         };
         let d = Dataset::from_chunks(vec![chunk(&[0, 1]), chunk(&[]), chunk(&[2, 3, 4])]);
         assert_eq!(d.len(), 5);
@@ -369,52 +388,59 @@ mod tests {
     }
 
     #[test]
-    fn an_entry_holds_both_perspectives() {
-        let pos = Position::from_fen("4k3/8/8/8/8/8/4P3/4K3 b - - 0 30").unwrap();
-        let m = pos.parse_uci_move("e8d7").unwrap();
-        let s = Sample {
-            pos,
-            best: m,
-            score: 150,
-            outcome: brudno::chess::Outcome::WhiteWins,
+    fn the_stream_reads_every_game_and_stops_at_a_cut_one() {
+        let bytes = random_games(20, 3);
+        let all: Vec<GameRecord> = brudno::datagen::format::GameReader::new(&bytes)
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(all.len(), 20);
+        // Through a reader that returns a few bytes at a time, as a pipe may.
+        struct Dribble<'a>(&'a [u8]);
+        impl Read for Dribble<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let n = buf.len().min(self.0.len()).min(7);
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let mut stream = GameStream::new(Dribble(&bytes));
+        let mut read = Vec::new();
+        while let Some(g) = stream.next_game(0.0) {
+            read.push(g.unwrap().0);
+        }
+        assert_eq!(read, all);
+        assert_eq!(stream.used(), bytes.len() as u64);
+        let cut = &bytes[..bytes.len() - 6];
+        let mut stream = GameStream::new(cut);
+        let mut whole = 0;
+        let end = loop {
+            match stream.next_game(0.0) {
+                Some(Ok(_)) => whole += 1,
+                other => break other,
+            }
         };
-        let e = Entry::from_sample(&s);
-        assert_eq!(e.len, 3);
-        assert_eq!((e.score, e.result), (-150, 0));
-        let mut stm: Vec<u16> = e.stm_features().to_vec();
-        let mut ntm: Vec<u16> = e.ntm_features().to_vec();
-        stm.sort();
-        ntm.sort();
-        let side = |c| {
-            let mut v: Vec<u16> = features::active(&pos, c).map(|f| f as u16).collect();
-            v.sort();
-            v
-        };
-        assert_eq!(stm, side(brudno::chess::Color::Black));
-        assert_eq!(ntm, side(brudno::chess::Color::White));
+        assert_eq!(whole, 19);
+        assert!(matches!(end, Some(Err(FormatError::Truncated))), "{end:?}");
+        assert_eq!(
+            stream.used() as usize,
+            brudno::datagen::format::whole_games(cut).1
+        );
     }
 
     #[test]
-    fn a_mirrored_entry_is_the_mirrored_position() {
-        brudno::chess::attacks::init();
-        let fen = "r1bqk2r/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQkq - 2 8";
-        let mirror = "r2kqb1r/pppb2pp/2np1n2/4p3/4PP2/2N2N2/PPPB2PP/R1BKQ2R w - - 2 8";
-        let entry = |fen: &str| {
-            let pos = Position::from_fen(fen).unwrap();
-            let mut e = Entry::from_sample(&Sample {
-                pos,
-                best: brudno::chess::Move::NULL,
-                score: 40,
-                outcome: brudno::chess::Outcome::Draw,
-            });
-            e.stm[..e.len as usize].sort();
-            e.ntm[..e.len as usize].sort();
-            e
-        };
-        let mut m = entry(fen).mirrored();
-        m.stm[..m.len as usize].sort();
-        m.ntm[..m.len as usize].sort();
-        assert_eq!(m, entry(mirror));
-        assert_ne!(m, entry(fen));
+    fn holdout_is_a_property_of_the_game_alone() {
+        let bytes = random_games(200, 11);
+        let mut stream = GameStream::new(&bytes[..]);
+        let mut held = 0;
+        while let Some(b) = stream.next_bytes().unwrap() {
+            let b = b.to_vec();
+            assert_eq!(held_out(&b, 0.25), held_out(&b, 0.25));
+            assert!(!held_out(&b, 0.0));
+            // A larger fraction only adds games.
+            assert!(!held_out(&b, 0.25) || held_out(&b, 0.5));
+            held += held_out(&b, 0.25) as usize;
+        }
+        assert!((25..=75).contains(&held), "{held} of 200 held out at 25%");
     }
 }
