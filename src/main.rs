@@ -7,7 +7,7 @@ Usage: brudno                 speak UCI on standard input and output (what a GUI
        brudno <command>       run one UCI line (or several, one per line) and exit:
                               bench [depth], perft <depth> [fen], \"go depth 10\", help
        brudno datagen [--out DIR] [--threads N] [--games N] [--nodes N] [--seed S] ...
-                              self-play training data (see README, \"The evaluation network\")
+                              self-play training data (see docs/evaluation.md)
        brudno --version       the version and the commit it was built from
        brudno --help          this text
 

@@ -82,7 +82,8 @@ fn deepest(lines: &[String]) -> u32 {
 #[test]
 fn one_searched_move_is_searched_for_the_whole_movetime_but_played_at_once_on_a_clock() {
     // `go movetime T searchmoves M` is how an analysis tool asks for the score of one move
-    // (scripts/secondary-judge does): it must get a real search, not a single iteration.
+    // (a judge of the secondary search's verdicts does): it must get a real search, not a single
+    // iteration.
     let mut gui = Gui::start();
     gui.send("setoption name OwnBook value false");
     gui.send("position startpos");

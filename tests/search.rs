@@ -93,7 +93,7 @@ fn mates_are_found_with_their_distance() {
     // pruning. (With the network and every method on, the mate in 2 of kbK5/pp6/1P6/… is not
     // found by depth 12: after a1a6 Black is in zugzwang, only a pass holds, and the null
     // move cuts the sacrifice's reduced search — found with NullMovePruning or
-    // LateMoveReductions off; README "The evaluation network".)
+    // LateMoveReductions off; docs/evaluation.md.)
     let hce = || SearchOptions {
         evaluation: EvalChoice::Hce,
         ..Default::default()
@@ -624,7 +624,7 @@ fn skipping_quiets_keeps_every_noisy_move() {
 // ----- the switchable methods -----
 
 /// Each option changed from the defaults (and the master switch, which turns all five off);
-/// the check extension is off by default since checkext8, so its entry turns it on.
+/// the check extension is off by default, so its entry turns it on.
 fn one_off() -> Vec<(&'static str, SearchOptions)> {
     let d = SearchOptions::default();
     vec![
@@ -781,7 +781,7 @@ fn secondary_off() -> SearchOptions {
 
 #[test]
 fn secondary_search_is_off_by_default() {
-    // Off since exp8b (README, "The secondary search"): the plain time manager ships.
+    // Off by default (docs/secondary-search.md): the plain time manager ships.
     assert!(!SearchOptions::default().secondary_search);
     assert_eq!(SearchOptions::default().secondary_placebo, 0);
 }

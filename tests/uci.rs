@@ -131,7 +131,7 @@ fn stop_ends_the_search_promptly() {
     let sent = Instant::now();
     gui.send("stop");
     gui.until("bestmove");
-    // The latency itself is a benchmark (see README); here only that stop works at all.
+    // The latency itself is a benchmark, not a test; here only that stop works at all.
     assert!(sent.elapsed() < uci_harness::TIMEOUT);
 }
 

@@ -2,7 +2,7 @@
 //! en passant, the move clocks and the Zobrist key, with copy-make move execution.
 //!
 //! Copy-make won over make/unmake: the position is 160 bytes, copying it is a few vector moves,
-//! and it spares an undo stack and the bugs of restoring state (see README, "Rules core").
+//! and it spares an undo stack and the bugs of restoring state (see docs/rules.md).
 
 use super::attacks;
 use super::bitboard::Bitboard;

@@ -262,7 +262,7 @@ pub static OPTIONS: &[OptionSpec] = &[
         eval_file,
         Effect::LoadNetwork
     ),
-    // The lecture's improvements (README, "What each method is worth"); defaults follow
+    // The lecture's improvements (docs/search.md, "What each method is worth"); defaults follow
     // measurement.
     check!(
         "ForwardPruning",

@@ -20,7 +20,7 @@ const MAX_TRIED: usize = 64;
 
 // The Elo figures in the step comments: the engine with all defaults against the engine with
 // that one option changed, 200 games at 1+0.01 (`scripts/ablation`, 2026-11-30, commit 51c9c53,
-// ± 95%); an option covers every rule that names it. README, "What each method is worth".
+// ± 95%); an option covers every rule that names it. docs/search.md, "What each method is worth".
 //
 // The pruning rules' margins and depth limits. The WAC figures in the comments are positions
 // of `../shared/suites/wac.epd` solved (right move found and kept) within 60k nodes.
@@ -333,7 +333,7 @@ impl Worker<'_> {
 
             // Step 12. Check extension (CheckExtension): a check may be the start of a
             // combination the horizon would cut in half. Bounded so lines cannot explode.
-            // Off by default: at 8+0.08 it cost 30.3 ± 13.8 Elo (1000 games, checkext8; it
+            // Off by default: at 8+0.08 it cost 30.3 ± 13.8 Elo (1000 games; it
             // had shown +10 ± 40 in 200 games at 1+0.01). Here for the ablation and for
             // whoever finds a form that pays (a check that loses material, say, not extended).
             if extension == 0

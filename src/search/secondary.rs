@@ -35,7 +35,7 @@
 //!
 //! Off by default (`SecondarySearch`): against the plain time manager at 8+0.08 this form
 //! scored −3.2 ± 7.9 Elo over 3000 games, though the moves it changed in the first 1000 were
-//! better by a deeper search 131 times to 74 (README, "The secondary search").
+//! better by a deeper search 131 times to 74 (docs/secondary-search.md).
 
 use super::root::RootMove;
 use super::score::*;

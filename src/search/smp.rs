@@ -128,8 +128,8 @@ impl Pool {
         // policy, so that the main thread, which alone keeps time and answers, always gets a
         // core when it wants one. With ordinary priorities (nice 10 was measured) a core's
         // scheduling period grows with the number of runnable threads, and the main thread
-        // waited up to ~300 ms for its turn among 255 helpers (`scripts/oversubscription`,
-        // README). A thread can lower its priority but not raise it again, so a change of
+        // waited up to ~300 ms for its turn among 255 helpers (docs/robustness.md,
+        // "Time"). A thread can lower its priority but not raise it again, so a change of
         // regime starts the helpers afresh.
         let yielding = fit + 1 > cores();
         if yielding != self.yielding {

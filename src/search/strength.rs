@@ -5,8 +5,8 @@
 //! a limited search simply ends sooner.
 //!
 //! The numbers here map a rating to a node budget and a tolerance, through a table measured
-//! by games against Stockfish's own levels (README, "Threads, strength limits and the other
-//! GUI options").
+//! by games against Stockfish's own levels (docs/search.md, "Playing weaker:
+//! UCI_LimitStrength").
 
 use super::score::MATE_BOUND;
 
@@ -38,7 +38,7 @@ const LEVEL_NODES_200: f64 = 800.0;
 const TOLERANCE_ENDS: f64 = 2800.0;
 
 /// `UCI_Elo` setting -> internal level, from games against Stockfish 15.1's own `UCI_Elo`
-/// levels (`scripts/calibrate-elo`, 2+0.02; README "Threads, strength limits…"): levels
+/// levels (`scripts/calibrate-elo`, 2+0.02; docs/search.md): levels
 /// 1000 … 2600 played at 1031, 1250, 1500, 1806, 2137, a line rating = 299 + 0.692 × level,
 /// inverted here. Linear in between.
 const CALIBRATION: &[(u32, f64)] = &[(MIN_ELO, 724.0), (MAX_ELO, 3036.0)];

@@ -26,7 +26,7 @@ const DEFAULT_MOVES_TO_GO: i64 = 30;
 /// measured (`Limits::machine_delay_ms`) can be near nothing just before a long one: with
 /// `Threads 4` on two cores at 0.05 s a move, two games at a time, the answer's guard waited
 /// up to 21 ms for a core, and the soaks on 3e93c18 and 37ac253 each lost a game on time
-/// there (6.4 and 0.4 ms over) with 0–5 ms kept. (README, "Oversubscribed at 0.05 s a move".)
+/// there (6.4 and 0.4 ms over) with 0–5 ms kept. (docs/robustness.md, "Time".)
 pub const OVERSUBSCRIBED_RESERVE_MS: u64 = 20;
 
 /// The budget for this move, or `None` when no clock applies (depth, nodes, mate, infinite).
@@ -76,7 +76,7 @@ pub fn budget(limits: &Limits, side: Color, options: &SearchOptions) -> Option<T
     // 10% (at least 20 ms) stays in hand against a loaded machine's late wake-ups.
     // (The machine's measured delays are not subtracted here: the reserve above and the 20%
     // kept back absorb them, and forms that counted them under a clock scored below the
-    // engine before them at 1+0.01 — README, "The fix".)
+    // engine before them at 1+0.01 — docs/robustness.md, "Time".)
     let max_share = if mtg == 1 {
         avail - (avail / 10).max(20)
     } else {

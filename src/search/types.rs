@@ -97,12 +97,12 @@ impl Default for SearchOptions {
             late_move_pruning: true,
             see_pruning: true,
             quiescence: true,
-            // Off since checkext8: 1000 games at 8+0.08, on against off -30.3 ± 13.8 Elo
-            // (README, "What each method is worth").
+            // Off by default: 1000 games at 8+0.08, on against off -30.3 ± 13.8 Elo
+            // (docs/search.md, "What each method is worth").
             check_extension: false,
             singular_extensions: true,
-            // Off since exp8b: 3000 games at 8+0.08 against the plain time manager,
-            // -3.2 ± 7.9 Elo (README, "The secondary search").
+            // Off by default: 3000 games at 8+0.08 against the plain time manager,
+            // -3.2 ± 7.9 Elo (docs/secondary-search.md).
             secondary_search: false,
             secondary_placebo: 0,
             strength_elo: None,
