@@ -3,12 +3,11 @@
 //! resumed run ends bit for bit where an uninterrupted one does, and a seed gives one network.
 
 use brudno::chess::Position;
-use brudno::eval::nnue::network::{QA, QB};
-use brudno::eval::nnue::Network;
-use brudno_tools::train::netfile::NetFile;
+use brudno::eval::nnue::network::{MAX_WIDTH, QA, QB, WIDTH_STEP};
+use brudno::eval::nnue::{Backend, Network, NnueState, Shape};
 use brudno_tools::train::{self, model::Model, Config, Report};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// 100 games at 300 nodes a move, made once (and kept between test runs: datagen continues a
 /// folder, so a complete one costs nothing the second time).
@@ -78,17 +77,19 @@ fn the_training_loss_falls() {
 }
 
 /// The float model that the integer network stands for (its weights divided back).
-fn dequantised(net: &NetFile) -> Model {
-    let mut m = Model::new_random(net.hidden, net.buckets, net.mirror, 0);
+fn dequantised(net: &Network) -> Model {
+    let shape = net.shape();
+    let mut m = Model::new_random(shape.width, shape.buckets, shape.mirrored, 0);
     let l = m.layout();
     let p = &mut m.params;
-    let parts = [
-        (l.ft_weights(), &net.ft_w, QA),
-        (l.ft_bias(), &net.ft_b, QA),
-        (l.out_weights(), &net.out_w, QB),
-        (l.out_bias(), &net.out_b, QA * QB),
+    let parts: [(_, &[i16], _); 4] = [
+        (l.ft_weights(), &net.feature_weights, QA),
+        (l.ft_bias(), &net.feature_bias, QA),
+        (l.out_weights(), &net.output_weights, QB),
+        (l.out_bias(), &net.output_bias, QA * QB),
     ];
     for (range, q, factor) in parts {
+        assert_eq!(range.len(), q.len());
         for (w, &q) in p[range].iter_mut().zip(q) {
             *w = q as f32 / factor as f32;
         }
@@ -113,19 +114,14 @@ fn the_exported_network_is_the_float_network_as_the_engine_evaluates_it() {
         ..config("export")
     };
     let r = train::run(&c).unwrap();
-    let net = NetFile::from_bytes(&final_net(&c)).unwrap();
+    let net = Network::from_bytes(&final_net(&c)).unwrap();
+    assert_eq!(net.shape(), Shape::LEGACY);
     let positions = sample_positions(1000);
     assert_eq!(positions.len(), 1000);
-    // The integer arithmetic computes the float formula on the quantised weights: only the
-    // divisions' truncation (under 1 cp each) separates them.
+    // The engine's integer arithmetic computes the trainer's float formula on the quantised
+    // weights: only the divisions' truncation (under 1 cp each) separates them.
     let exact = train::export::check(&dequantised(&net), &net, &positions);
     assert!(exact.max < 2.0, "engine vs dequantised float: {exact}");
-    // The trainer's integer evaluation is the engine's: the legacy file (the same payload,
-    // no header) read by the engine evaluates every position to the same centipawn.
-    let engine = Network::from_bytes(&net.legacy_bytes().unwrap()).unwrap();
-    for pos in &positions {
-        assert_eq!(engine.evaluate_from_scratch(pos), net.evaluate(pos));
-    }
     let args: Vec<String> = [
         "--checkpoint",
         c.out.join("checkpoint.bin").to_str().unwrap(),
@@ -139,7 +135,7 @@ fn the_exported_network_is_the_float_network_as_the_engine_evaluates_it() {
     train::quantise_command(&args).unwrap();
     let legacy = std::fs::read(c.out.join("legacy.nnue")).unwrap();
     assert_eq!(legacy.len(), brudno::eval::nnue::network::LEGACY_FILE_BYTES);
-    assert!(Network::from_bytes(&legacy).is_ok());
+    assert_eq!(Network::from_bytes(&legacy).unwrap().shape(), Shape::LEGACY);
     // Rounding the weights costs more: the output weights' step of 1/64 (QB) is ~5% of a
     // typical weight, and a position sums 256 of them. Measured on these tiny, overfitted
     // nets (evaluations of ~500 cp on average): mean |d| 4-13 cp, max 17-36 cp, about 1% of
@@ -153,6 +149,109 @@ fn the_exported_network_is_the_float_network_as_the_engine_evaluates_it() {
         own.positions > 0 && own.mean < 12.0 && own.max < 50.0,
         "{own}"
     );
+}
+
+/// The engine's incremental, vectorised evaluation (each backend this CPU has) of every
+/// position of the fixture's first games, played move by move, against its from-scratch
+/// reference; returns the positions compared.
+fn incremental_equals_from_scratch(net: &Arc<Network>, plies: usize) -> usize {
+    let bytes = std::fs::read(fixture().join("stream-1-00001.vf")).unwrap();
+    let games: Vec<_> = brudno::datagen::format::GameReader::new(&bytes)
+        .map(Result::unwrap)
+        .collect();
+    let mut compared = 0;
+    for backend in Backend::available() {
+        let mut state = NnueState::with_backend(Arc::clone(net), backend);
+        compared = 0;
+        for game in &games {
+            let mut pos = game.start;
+            state.reset(&pos);
+            let mut ply = 0;
+            for &(m, _) in &game.plies {
+                if ply + 1 == brudno::eval::nnue::state::STACK_PLIES {
+                    state.reset(&pos);
+                    ply = 0;
+                }
+                state.push(ply, &pos, m);
+                pos.play(m);
+                ply += 1;
+                let stm = pos.side_to_move();
+                let want = net.evaluate_from_scratch(&pos);
+                assert_eq!(
+                    state.evaluate(ply, stm),
+                    want,
+                    "{} {}",
+                    backend.name(),
+                    pos.to_fen()
+                );
+                compared += 1;
+            }
+            if compared >= plies {
+                break;
+            }
+        }
+    }
+    compared
+}
+
+/// Each shape the trainer exports, trained for two epochs on the fixture, written by the
+/// trainer (`export`), read back by the engine (`Network::from_bytes`) and evaluated by it
+/// on 1,000 positions, against the trainer's float network:
+/// - exactly the float formula on the quantised weights, up to the integer divisions'
+///   truncation (`dequantised`, < 2 cp): the engine's features, mirroring, buckets and layout
+///   are the trainer's — a disagreement in any would cost tens or hundreds of centipawns;
+/// - within the quantisation error of the float network that was trained;
+/// - the same to the centipawn through the engine's incremental, vectorised code.
+#[test]
+fn every_exported_shape_evaluates_in_the_engine_as_the_float_network() {
+    let positions = sample_positions(1000);
+    let shapes = [
+        (128, 1, false),
+        (128, 8, true),
+        (256, 8, true),
+        (256, 1, false),
+    ];
+    for (width, buckets, mirrored) in shapes {
+        let shape = Shape {
+            width,
+            buckets,
+            mirrored,
+        };
+        let c = Config {
+            hidden: width,
+            buckets,
+            mirror_features: mirrored,
+            epochs: 2,
+            ..config(&format!("shape-{width}x{buckets}-{mirrored}"))
+        };
+        let r = train::run(&c).unwrap();
+        let net: Arc<Network> = Network::from_bytes(&final_net(&c)).unwrap().into();
+        assert_eq!(net.shape(), shape);
+        let exact = train::export::check(&dequantised(&net), &net, &positions);
+        let q = train::export::check(&r.model, &net, &positions);
+        let mean_eval = positions
+            .iter()
+            .map(|p| train::model::float_eval_cp(&r.model, p).abs() as f64)
+            .sum::<f64>()
+            / positions.len() as f64;
+        eprintln!("{shape}: mean |float eval| {mean_eval:.0} cp; dequantised {exact}; {q}");
+        assert!(
+            exact.max < 2.0,
+            "{shape}: engine vs dequantised float: {exact}"
+        );
+        // Mean ≤ 2 cp and max ≤ 10 cp is more than QB = 64 allows on these tiny, overfitted
+        // nets (evaluations of 260-460 cp on average): measured mean |d| 4.9, 4.9, 7.0 and
+        // 5.7 cp, max 23, 19, 31 and 27 cp (128x1, 128x8 mirrored, 256x8 mirrored, 256x1),
+        // the rounding of 2H output weights adding up. A reading of the file that is not the
+        // trainer's is far off: the same networks with each bucket's halves swapped are off by
+        // a mean of 510-910 cp, with the mirroring flag flipped 180-340 cp, with the buckets
+        // shifted by one 160-260 cp, with the feature weights read neuron-major 270-460 cp
+        // (max 770 cp and more in each case). The bounds are the quantisation error's, with
+        // room for another seed's rounding luck.
+        assert!(q.mean <= 12.0 && q.max <= 50.0, "{shape}: {q}");
+        let compared = incremental_equals_from_scratch(&net, 1000);
+        assert!(compared >= 1000, "{compared}");
+    }
 }
 
 #[test]
@@ -208,9 +307,9 @@ fn a_seed_gives_one_network() {
 }
 
 #[test]
-fn a_wider_network_with_buckets_and_mirroring_trains_and_exports() {
+fn a_network_with_buckets_and_mirroring_trains_and_exports() {
     let c = Config {
-        hidden: 64,
+        hidden: 128,
         buckets: 8,
         mirror_features: true,
         epochs: 2,
@@ -221,8 +320,13 @@ fn a_wider_network_with_buckets_and_mirroring_trains_and_exports() {
     let r = train::run(&c).unwrap();
     assert_eq!(r.epochs.len(), 2);
     assert!(r.epochs.iter().all(|e| e.valid_loss.is_finite()));
-    let net = NetFile::from_bytes(&final_net(&c)).unwrap();
-    assert_eq!((net.hidden, net.buckets, net.mirror), (64, 8, true));
+    let shape = Shape {
+        width: 128,
+        buckets: 8,
+        mirrored: true,
+    };
+    let net = Network::from_bytes(&final_net(&c)).unwrap();
+    assert_eq!(net.shape(), shape);
     let log = std::fs::read_to_string(c.out.join("log.txt")).unwrap();
     assert!(log.contains("wdl 0.1 to 0.5"), "{log}");
     // The quantise command writes the same network from the checkpoint.
@@ -236,9 +340,17 @@ fn a_wider_network_with_buckets_and_mirroring_trains_and_exports() {
     .map(|s| s.to_string())
     .collect();
     train::quantise_command(&args).unwrap();
-    let again = NetFile::from_bytes(&std::fs::read(c.out.join("x.nnue")).unwrap()).unwrap();
-    assert_eq!((again.hidden, again.buckets, again.mirror), (64, 8, true));
-    assert_eq!(again.ft_w, net.ft_w);
+    let again = Network::from_bytes(&std::fs::read(c.out.join("x.nnue")).unwrap()).unwrap();
+    assert_eq!(again.shape(), shape);
+    assert_eq!(again.feature_weights[..], net.feature_weights[..]);
+    // Not the legacy shape: no headerless file.
+    let legacy = c.out.join("x-legacy.nnue");
+    let mut args = args;
+    args[3] = legacy.to_str().unwrap().to_string();
+    args.push("--legacy".into());
+    let e = train::quantise_command(&args).unwrap_err();
+    assert!(e.to_string().contains("headerless"), "{e}");
+    assert!(!legacy.exists());
 }
 
 #[test]
@@ -266,7 +378,23 @@ fn the_command_line_parses_into_a_config() {
         a.extend(extra.split_whitespace().map(String::from));
         Config::from_args(&a).is_err()
     };
-    assert!(bad("--hidden 100"));
+    // Widths the engine runs: multiples of its SIMD tile (128) up to 1024.
+    for hidden in [0, 32, 64, 100, 192, 1152] {
+        assert!(bad(&format!("--hidden {hidden}")), "--hidden {hidden}");
+    }
+    assert!(!bad("--hidden 384"));
+    assert!(!bad("--hidden 1024 --output-buckets 8"));
+    let args: Vec<String> = "--data a --out r --hidden 192"
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    let e = Config::from_args(&args).unwrap_err().to_string();
+    let runs = format!("multiples of {WIDTH_STEP} up to {MAX_WIDTH}");
+    assert!(e.contains("--hidden 192") && e.contains(&runs), "{e}");
+    assert!(
+        train::USAGE.contains(&format!("a multiple of {WIDTH_STEP} up to {MAX_WIDTH}")),
+        "the help text gives the widths the engine runs"
+    );
     assert!(bad("--output-buckets 4"));
     assert!(bad("--mirror --mirror-features"));
     assert!(bad("--wdl-end 1.5"));

@@ -2,10 +2,11 @@
 //! checkpoint must match to be continued).
 
 use super::data::Source;
-use super::netfile::check_shape;
+use super::export::check_shape;
 use super::schedule::Schedule;
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use brudno::datagen::format::Filter;
+use brudno::eval::nnue::Shape;
 use std::path::PathBuf;
 
 pub const USAGE: &str = "\
@@ -18,7 +19,8 @@ RUN_DIR/checkpoint.bin and ends with the same network as an uninterrupted run.
   --data PATH...          data files or folders (required)
   --out DIR               run folder: log.txt, run.txt, checkpoint.bin, net-epochN.nnue,
                           final.nnue (required)
-  --hidden H              neurons per perspective: a multiple of 32 up to 1024 (default 128)
+  --hidden H              neurons per perspective: a multiple of 128 up to 1024, what the
+                          engine runs (default 128)
   --output-buckets N      1, or 8 output layers chosen by the piece count (pieces - 2) / 4
                           (default 1)
   --mirror-features       per perspective, mirror every input a<->h when that side's own king
@@ -211,8 +213,13 @@ impl Config {
         if self.epochs == 0 || self.batch == 0 || self.threads == 0 {
             bail!("--epochs, --batch and --threads must be at least 1");
         }
-        check_shape(self.hidden, self.buckets)
-            .context("--hidden and --output-buckets must fit the network file format")?;
+        check_shape(self.shape()).map_err(|e| {
+            anyhow!(
+                "--hidden {} --output-buckets {}: {e}",
+                self.hidden,
+                self.buckets
+            )
+        })?;
         let wdls = [self.wdl, self.wdl_end.unwrap_or(self.wdl)];
         if wdls.iter().any(|w| !(0.0..=1.0).contains(w)) || !(0.0..1.0).contains(&self.holdout) {
             bail!("--wdl and --wdl-end must be within [0, 1] and --holdout within [0, 1)");
@@ -227,6 +234,15 @@ impl Config {
             bail!("--lr must be positive");
         }
         Ok(())
+    }
+
+    /// The shape of the network this run trains.
+    pub fn shape(&self) -> Shape {
+        Shape {
+            width: self.hidden,
+            buckets: self.buckets,
+            mirrored: self.mirror_features,
+        }
     }
 
     /// The weight of the result in the target during epoch `epoch` (from 0).

@@ -1,18 +1,19 @@
-//! From the float model to a network file (format version 1, `netfile.rs`): quantisation as
-//! the contract states it (feature weights and biases × QA, output weights × QB, output biases
-//! × QA·QB, rounded to nearest).
+//! From the float model to the engine's `Network` (`brudno::eval::nnue::network`, which
+//! defines the file format, version 1, and writes it): quantisation as the contract states it
+//! (feature weights and biases × QA, output weights × QB, output biases × QA·QB, rounded to
+//! nearest). The trainer has no reader or writer of its own: one implementation of the
+//! contract, the engine's.
 //!
-//! The check evaluates sample positions with the integer formula (`NetFile::evaluate`) and
-//! with the float model, and reports how far apart they are in centipawns: the cost of
-//! quantisation (rounding of the weights, and the integer division's truncation).
+//! The check evaluates sample positions with the engine's integer reference
+//! (`Network::evaluate_from_scratch`) and with the float model, and reports how far apart they
+//! are in centipawns: the cost of quantisation (rounding of the weights, and the integer
+//! division's truncation).
 
 use super::checkpoint::write_atomic;
 use super::model::{float_eval_cp, Model};
-use super::netfile::{check_shape, NetFile};
-use super::packed::bucket;
-use anyhow::Result;
+use anyhow::{anyhow, ensure, Result};
 use brudno::chess::Position;
-use brudno::eval::nnue::network::{QA, QB, SCALE};
+use brudno::eval::nnue::network::{Network, Shape, HEADER_BYTES, QA, QB, SCALE};
 use std::path::Path;
 
 fn quantise_value(w: f32, factor: i32) -> i16 {
@@ -21,26 +22,54 @@ fn quantise_value(w: f32, factor: i32) -> i16 {
         .clamp(i16::MIN as f32, i16::MAX as f32) as i16
 }
 
-/// The network file for `model`; an error for a shape the format does not take.
-pub fn quantise(model: &Model) -> Result<NetFile> {
-    check_shape(model.hidden, model.buckets)?;
+/// The network shape of `model`.
+pub fn shape_of(model: &Model) -> Shape {
+    Shape {
+        width: model.hidden,
+        buckets: model.buckets,
+        mirrored: model.mirror,
+    }
+}
+
+/// `shape` if the engine runs it, else an error that says what it runs.
+pub fn check_shape(shape: Shape) -> Result<Shape> {
+    shape
+        .check()
+        .map_err(|e| anyhow!("the engine cannot run a {shape} network: {e}"))
+}
+
+/// The engine's network for `model`; an error for a shape the engine does not run.
+pub fn quantise(model: &Model) -> Result<Box<Network>> {
+    let shape = check_shape(shape_of(model))?;
     let l = model.layout();
     let p = &model.params;
-    let q = |range: std::ops::Range<usize>, factor| {
-        p[range]
-            .iter()
-            .map(|&w| quantise_value(w, factor))
-            .collect()
-    };
-    Ok(NetFile {
-        hidden: model.hidden,
-        buckets: model.buckets,
-        mirror: model.mirror,
-        ft_w: q(l.ft_weights(), QA),
-        ft_b: q(l.ft_bias(), QA),
-        out_w: q(l.out_weights(), QB),
-        out_b: q(l.out_bias(), QA * QB),
-    })
+    let mut net = Network::zeroed_shape(shape);
+    // The model's parameter vector is in the file's order, tensor by tensor.
+    let parts: [(&mut [i16], _, i32); 4] = [
+        (&mut net.feature_weights, l.ft_weights(), QA),
+        (&mut net.feature_bias, l.ft_bias(), QA),
+        (&mut net.output_weights, l.out_weights(), QB),
+        (&mut net.output_bias, l.out_bias(), QA * QB),
+    ];
+    for (to, range, factor) in parts {
+        assert_eq!(to.len(), range.len(), "the model's layout is the network's");
+        for (q, &w) in to.iter_mut().zip(&p[range]) {
+            *q = quantise_value(w, factor);
+        }
+    }
+    Ok(net)
+}
+
+/// The headerless file of engines before format version 1: exactly the version-1 payload,
+/// whose layout it shares, of a network of `Shape::LEGACY` only.
+pub fn legacy_bytes(net: &Network) -> Result<Vec<u8>> {
+    ensure!(
+        net.shape() == Shape::LEGACY,
+        "only a {} network has a headerless (legacy) file, not a {} one",
+        Shape::LEGACY,
+        net.shape()
+    );
+    Ok(net.to_bytes()[HEADER_BYTES..].to_vec())
 }
 
 /// Positions a bucket needs among the check positions before its bias is corrected: fewer
@@ -61,20 +90,21 @@ pub fn export(model: &Model, path: &Path, positions: &[Position]) -> Result<Quan
 }
 
 /// Shifts each bucket's output bias by its mean quantisation error on `positions`.
-pub fn correct_biases(model: &Model, net: &mut NetFile, positions: &[Position]) {
+pub fn correct_biases(model: &Model, net: &mut Network, positions: &[Position]) {
     let units_per_cp = (QA * QB) as f64 / SCALE as f64;
-    let mut sum = vec![0.0f64; net.buckets];
-    let mut count = vec![0usize; net.buckets];
+    let buckets = net.shape().buckets;
+    let mut sum = vec![0.0f64; buckets];
+    let mut count = vec![0usize; buckets];
     for pos in positions {
-        let b = bucket(pos.occupied().0.count_ones(), net.buckets);
-        sum[b] += net.evaluate(pos) as f64 - float_eval_cp(model, pos) as f64;
+        let b = net.bucket_of(pos);
+        sum[b] += net.evaluate_from_scratch(pos) as f64 - float_eval_cp(model, pos) as f64;
         count[b] += 1;
     }
-    for b in 0..net.buckets {
+    for b in 0..buckets {
         if count[b] >= MIN_CORRECTION_POSITIONS.min(positions.len()) && count[b] > 0 {
             let mean = sum[b] / count[b] as f64;
-            let corrected = net.out_b[b] as f64 - (mean * units_per_cp).round();
-            net.out_b[b] = corrected.clamp(i16::MIN as f64, i16::MAX as f64) as i16;
+            let corrected = net.output_bias[b] as f64 - (mean * units_per_cp).round();
+            net.output_bias[b] = corrected.clamp(i16::MIN as f64, i16::MAX as f64) as i16;
         }
     }
 }
@@ -101,13 +131,14 @@ impl std::fmt::Display for QuantCheck {
     }
 }
 
-pub fn check(model: &Model, net: &NetFile, positions: &[Position]) -> QuantCheck {
+/// The engine's integer evaluation of `net` against the float `model` on `positions`.
+pub fn check(model: &Model, net: &Network, positions: &[Position]) -> QuantCheck {
     let mut c = QuantCheck {
         positions: positions.len(),
         ..QuantCheck::default()
     };
     for pos in positions {
-        let d = net.evaluate(pos) as f64 - float_eval_cp(model, pos) as f64;
+        let d = net.evaluate_from_scratch(pos) as f64 - float_eval_cp(model, pos) as f64;
         c.bias += d;
         c.mean += d.abs();
         c.max = c.max.max(d.abs());
@@ -120,36 +151,107 @@ pub fn check(model: &Model, net: &NetFile, positions: &[Position]) -> QuantCheck
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::train::packed::{bucket, Packed};
+    use brudno::eval::nnue::network::{LEGACY_FILE_BYTES, MAX_WIDTH, WIDTH_STEP};
 
     #[test]
-    fn a_shape_outside_the_format_is_refused_with_a_clear_error() {
-        let Err(e) = quantise(&Model::new_random(48, 1, false, 1)) else {
-            panic!("a 48-neuron network was exported");
-        };
-        assert!(e.to_string().contains("multiple of 32"), "{e}");
-        assert!(quantise(&Model::new_random(64, 4, false, 1)).is_err());
+    fn a_shape_the_engine_cannot_run_is_refused_with_a_clear_error() {
+        for (hidden, buckets) in [
+            (48, 1),
+            (64, 8),
+            (WIDTH_STEP + 32, 1),
+            (MAX_WIDTH + WIDTH_STEP, 1),
+        ] {
+            let Err(e) = quantise(&Model::new_random(hidden, buckets, false, 1)) else {
+                panic!("a {hidden}-neuron network was exported");
+            };
+            let e = e.to_string();
+            assert!(
+                e.contains("cannot run") && e.contains(&format!("width {hidden}")),
+                "{e}"
+            );
+            assert!(
+                e.contains(&format!("multiples of {WIDTH_STEP} up to {MAX_WIDTH}")),
+                "{e}"
+            );
+        }
+        let e = quantise(&Model::new_random(128, 4, false, 1))
+            .err()
+            .expect("4 buckets refused")
+            .to_string();
+        assert!(e.contains("output buckets 4"), "{e}");
     }
 
     #[test]
     fn values_quantise_as_the_contract_says() {
-        let mut model = Model::new_random(64, 8, true, 2);
+        let mut model = Model::new_random(128, 8, true, 2);
         let l = model.layout();
         model.params[3] = 0.5; // feature 0, neuron 3
         model.params[l.ft_bias().start] = -0.2;
-        model.params[l.bucket_weights(2).start + 64] = 1.98;
+        model.params[l.bucket_weights(2).start + 128] = 1.98;
         model.params[l.out_bias().start + 5] = 0.25;
         let net = quantise(&model).unwrap();
-        assert_eq!(net.ft_w[3], 128); // 127.5 rounds away from zero
-        assert_eq!(net.ft_b[0], -51);
-        assert_eq!(net.out_w[2 * 128 + 64], 127);
-        assert_eq!(net.out_b[5], 4080);
-        assert!(net.mirror);
+        assert_eq!(net.feature_weights[3], 128); // 127.5 rounds away from zero
+        assert_eq!(net.feature_bias[0], -51);
+        // Bucket 2's first weight of the side not to move.
+        assert_eq!(net.bucket_weights(2)[128], 127);
+        assert_eq!(net.output_weights[2 * 256 + 128], 127);
+        assert_eq!(net.output_bias[5], 4080);
+        assert_eq!(net.shape(), shape_of(&model));
+        assert!(net.shape().mirrored);
+        // The weights' clip quantises within what the engine's reader accepts.
+        assert!(Network::from_bytes(&net.to_bytes()).is_ok());
+    }
+
+    #[test]
+    fn the_legacy_file_is_the_payload_of_the_legacy_shape_only() {
+        let net = quantise(&Model::new_random(128, 1, false, 3)).unwrap();
+        let legacy = legacy_bytes(&net).unwrap();
+        assert_eq!(legacy.len(), LEGACY_FILE_BYTES);
+        assert_eq!(
+            Network::from_bytes(&legacy).unwrap().to_bytes(),
+            net.to_bytes()
+        );
+        for (hidden, buckets, mirror) in [(256, 1, false), (128, 8, false), (128, 1, true)] {
+            let net = quantise(&Model::new_random(hidden, buckets, mirror, 3)).unwrap();
+            let e = legacy_bytes(&net).unwrap_err().to_string();
+            assert!(e.contains("headerless"), "{e}");
+        }
+    }
+
+    #[test]
+    fn the_trainers_buckets_are_the_engines() {
+        // `packed::bucket` picks the output layer a position trains; `Shape::bucket` the one
+        // the engine evaluates it with. (More than 32 pieces only from a FEN: both share
+        // the last bucket.)
+        for buckets in [1, 8] {
+            let shape = Shape {
+                width: 128,
+                buckets,
+                mirrored: false,
+            };
+            for pieces in 0..=64u32 {
+                assert_eq!(
+                    bucket(pieces, buckets),
+                    shape.bucket(pieces as usize),
+                    "{pieces} pieces, {buckets} buckets"
+                );
+            }
+        }
+        brudno::chess::attacks::init();
+        let model = Model::new_random(128, 8, false, 4);
+        let net = quantise(&model).unwrap();
+        for fen in [brudno::chess::START_FEN, "8/5k2/8/3P4/8/8/5K2/8 b - - 0 60"] {
+            let pos = Position::from_fen(fen).unwrap();
+            let x = model.example(&Packed::from_position(&pos, 0, 1), 0.0);
+            assert_eq!(x.bucket, net.bucket_of(&pos), "{fen}");
+        }
     }
 
     #[test]
     fn the_output_biases_absorb_the_common_rounding_error() {
         brudno::chess::attacks::init();
-        let model = Model::new_random(64, 1, false, 5);
+        let model = Model::new_random(128, 1, false, 5);
         let positions: Vec<Position> = [
             brudno::chess::START_FEN,
             "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
@@ -162,7 +264,7 @@ mod tests {
         let plain = check(&model, &quantise(&model).unwrap(), &positions);
         let path = std::env::temp_dir().join(format!("brudno-export-{}.nnue", std::process::id()));
         let after = export(&model, &path, &positions).unwrap();
-        let net = NetFile::from_bytes(&std::fs::read(&path).unwrap()).unwrap();
+        let net = Network::from_bytes(&std::fs::read(&path).unwrap()).unwrap();
         std::fs::remove_file(&path).unwrap();
         // Within the integer output's own rounding (whole centipawns), and never worse.
         assert!(after.bias.abs() <= 1.0, "{after}");

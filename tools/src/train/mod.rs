@@ -7,8 +7,9 @@
 //! - `model.rs`: the float network, its loss and its sparse gradient;
 //! - `adamw.rs`, `schedule.rs`: the optimiser and the learning rate;
 //! - `checkpoint.rs`: stopping and resuming bit for bit;
-//! - `netfile.rs`, `export.rs`: the network file (format version 1), quantisation, and the
-//!   check of the integer evaluation against the float one;
+//! - `export.rs`: quantisation into the engine's `Network` (which reads and writes the network
+//!   file, format version 1: the trainer has no copy of the format), and the check of the
+//!   engine's integer evaluation against the float one;
 //! - `testdata.rs`: random games in the data format, for the tests.
 //!
 //! A run is reproducible: for a seed and a thread count the result is the same bytes, whether
@@ -22,7 +23,6 @@ pub mod config;
 pub mod data;
 pub mod export;
 pub mod model;
-pub mod netfile;
 pub mod packed;
 pub mod schedule;
 pub mod testdata;
@@ -504,7 +504,7 @@ pub fn quantise_command(args: &[String]) -> Result<()> {
     let q = if legacy {
         let mut net = export::quantise(&c.model)?;
         export::correct_biases(&c.model, &mut net, check);
-        checkpoint::write_atomic(&out, &net.legacy_bytes()?)?;
+        checkpoint::write_atomic(&out, &export::legacy_bytes(&net)?)?;
         export::check(&c.model, &net, check)
     } else {
         export::export(&c.model, &out, check)?
