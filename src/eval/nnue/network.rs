@@ -72,10 +72,10 @@ pub const MAX_FILE_BYTES: usize = Shape {
 .file_bytes();
 
 /// The network built into the binary (`nets/`, see its README for where it came from).
-pub const EMBEDDED: &[u8] = include_bytes!("../../../nets/brudno-gen2a.nnue");
+pub const EMBEDDED: &[u8] = include_bytes!("../../../nets/brudno-gen3a.nnue");
 const _: () = assert!(
-    EMBEDDED.len() == LEGACY_FILE_BYTES,
-    "nets/: the embedded network has the wrong size"
+    EMBEDDED.len() <= MAX_FILE_BYTES,
+    "nets/: the embedded network is larger than any the engine reads"
 );
 
 /// The embedded network, read once.
