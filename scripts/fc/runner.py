@@ -57,6 +57,7 @@ def run(out_dir, args, say=print, pause_generator=True):
                 signal.signal(s, h)
             if proc.poll() is None:
                 proc.kill()
+            proc.stdout.close()
     text = read(out_file)
     r = result.parse(text)  # the last result block is fastchess's running total, resumes included
     r.interrupted = result.parse(text.rsplit("--- resumed ---\n", 1)[-1]).interrupted  # this run's
