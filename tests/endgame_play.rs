@@ -4,7 +4,6 @@
 //!
 //! ```text
 //! cargo test --release --test endgame_play -- --ignored --nocapture
-//! scripts/endgame-play                      # the same, with a summary
 //! ```
 //! Brudno searches a fixed number of nodes per move (`BRUDNO_NODES`, default 300,000), Stockfish
 //! 20,000 (single thread), so runs repeat exactly; `BRUDNO_GAMES` games per ending (default 6). `mates_with_tables` plays Brudno from Syzygy

@@ -1,5 +1,1 @@
-"""Thin wrappers around fastchess: engines by name, the command, the result, the generator pause.
-
-Used by scripts/match, scripts/sprt, scripts/gauntlet and scripts/soak. fastchess plays the games;
-this package only builds its command line, keeps its state for a resume and reads what it printed.
-"""
+"""What the fastchess wrappers share: engines by name, the command line, the run, its result, the pause."""

@@ -23,7 +23,8 @@ const MAX_TRIED: usize = 64;
 // ± 95%); an option covers every rule that names it. docs/search.md, "What each method is worth".
 //
 // The pruning rules' margins and depth limits. The WAC figures in the comments are positions
-// of `../shared/suites/wac.epd` solved (right move found and kept) within 60k nodes.
+// of `../shared/suites/wac.epd` solved (right move found and kept) within 60k nodes
+// (`scripts/suite --wac --nodes 60000`).
 
 /// Reverse futility pruning: centipawns per ply of depth, up to this depth.
 const RFP_MARGIN: i32 = 80;

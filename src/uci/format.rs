@@ -72,13 +72,12 @@ pub fn score(score: Score) -> String {
     }
 }
 
-/// The win/draw/loss model behind `UCI_ShowWDL`, fitted to Brudno's own games by
-/// `scripts/fit-wdl`: with x = material on the board / 78 (1 at the start),
-/// P(win) = 1 / (1 + exp((a(x) − s) / b(x))) and P(loss) the same for −s, where
-/// a(x) = WDL_A[0] + WDL_A[1]·x and b(x) = WDL_B[0] + WDL_B[1]·x. Fitted on both sides of
-/// 400 self-play games with the network as the evaluation (commit 77d647f, SecondarySearch on
-/// against off, 1+0.01; 46,311 scored moves, log-loss 1.072 → 0.724):
-/// `scripts/fit-wdl nn-sec.pgn --player '*'`. (The hand-crafted evaluation's fit was
+/// The win/draw/loss model behind `UCI_ShowWDL`: with x = material on the board / 78 (1 at the
+/// start), P(win) = 1 / (1 + exp((a(x) − s) / b(x))) and P(loss) the same for −s, where
+/// a(x) = WDL_A[0] + WDL_A[1]·x and b(x) = WDL_B[0] + WDL_B[1]·x. The constants were fitted once
+/// on Brudno's self-play games by a script since removed (it is in the git history): both sides
+/// of 400 games with the network as the evaluation (SecondarySearch on against off, 1+0.01;
+/// 46,311 scored moves, log-loss 1.072 → 0.724). (The hand-crafted evaluation's fit was
 /// [295.8, −215.9], [110.9, 41.8].)
 const WDL_A: [f64; 2] = [381.6, -298.7];
 const WDL_B: [f64; 2] = [126.6, 23.6];
