@@ -57,6 +57,9 @@ pub enum Command {
     Lecture(i64),
     /// `tree D [minimax|alphabeta|ordered] [svg FILE] [dot FILE] [moves M…]`: the α-β tree.
     Tree(TreeRequest),
+    /// `stats on|off`: count the searches from now on, or not; `stats`: what the last one
+    /// counted.
+    Stats(StatsRequest),
     /// OpenBench's `genfens N seed S book <None|file> [extra]`: openings for data generation.
     GenFens {
         count: u64,
@@ -100,6 +103,17 @@ pub fn parse(line: &str) -> Command {
             }
         }
         "tree" => return parse_tree(line),
+        "stats" => {
+            return match (
+                words.next().map(str::to_ascii_lowercase).as_deref(),
+                words.next(),
+            ) {
+                (None, _) => Command::Stats(StatsRequest::Show),
+                (Some("on"), None) => Command::Stats(StatsRequest::On),
+                (Some("off"), None) => Command::Stats(StatsRequest::Off),
+                _ => invalid(line, "stats takes on, off or nothing: stats [on|off]"),
+            }
+        }
         "bench" => {
             return match words.next().map(str::parse::<u32>) {
                 None => Command::Bench(None),
@@ -134,6 +148,15 @@ fn invalid(line: &str, reason: &str) -> Command {
         line: line.to_string(),
         reason: reason.to_string(),
     }
+}
+
+/// What `stats` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatsRequest {
+    /// The last search's counts.
+    Show,
+    On,
+    Off,
 }
 
 /// What `tree` is asked to draw.
@@ -692,5 +715,17 @@ mod tests {
         );
         assert!(matches!(parse("go perft x"), Command::Invalid { .. }));
         assert!(matches!(parse("go perft -1"), Command::Invalid { .. }));
+    }
+
+    #[test]
+    fn stats_takes_on_off_or_nothing() {
+        assert_eq!(parse("stats"), Command::Stats(StatsRequest::Show));
+        assert_eq!(parse("Stats ON"), Command::Stats(StatsRequest::On));
+        assert_eq!(parse("stats off"), Command::Stats(StatsRequest::Off));
+        for bad in ["stats maybe", "stats on now"] {
+            assert!(matches!(parse(bad), Command::Invalid { .. }), "{bad}");
+        }
+        // Exact words: `statistics` is no `stats`.
+        assert!(!matches!(parse("statistics"), Command::Stats(_)));
     }
 }
