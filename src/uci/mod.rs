@@ -443,7 +443,8 @@ impl Uci {
         }
     }
 
-    /// `tree D …`: the α-β tree of a small search, written as SVG and/or DOT.
+    /// `tree D …`: the α-β tree of a small search, written as SVG and/or DOT (`engine`: the
+    /// engine's own search, with the current search switches and evaluation).
     fn tree(&self, req: &command::TreeRequest) {
         let drawn = crate::lecture::draw(
             self.engine.position(),
@@ -452,6 +453,7 @@ impl Uci {
             &req.moves,
             req.svg.as_deref(),
             req.dot.as_deref(),
+            &self.engine.bench_options(),
         );
         match drawn {
             Ok(lines) => lines.iter().for_each(|l| self.out.info_string(l)),
@@ -517,6 +519,7 @@ impl Uci {
             "  go [searchmoves ...] [ponder] [wtime|btime|winc|binc|movestogo|depth|nodes|mate|movetime <n>] [infinite]".into(),
             "  stop, ponderhit, quit".into(),
             "  d (board), eval, perft <n> | go perft <n>, bench [depth], help".into(),
+            "  lecture <depth>, tree <depth> [minimax|alphabeta|ordered|engine] [svg <file>] [dot <file>] [moves <m> ...]".into(),
             "  stats on|off (count the searches from now on), stats (the last search's counts)".into(),
             "Options:".into(),
         ];
