@@ -14,7 +14,9 @@ use crate::book::Book;
 use crate::chess::game::{Game, IllegalMove};
 use crate::chess::Position;
 use crate::eval::nnue::network::{Network, MAX_FILE_BYTES};
-use crate::search::{Limits, SearchControl, SearchEvent, SearchOptions, SearchResult, Searcher};
+use crate::search::{
+    Limits, SearchControl, SearchEvent, SearchOptions, SearchResult, SearchStats, Searcher,
+};
 use crate::tablebase::Tablebases;
 use options::{Effect, OptionSpec, Value};
 use settings::Settings;
@@ -296,6 +298,7 @@ impl Engine {
                 surprise_depth: 0,
                 longest_stall: Duration::ZERO,
             };
+            self.with_searcher(|s| s.forget_stats());
             on_answer(&result);
             on_done(&result);
             return;
@@ -511,6 +514,17 @@ impl Engine {
                 self.search_thread = None;
             }
         }
+    }
+
+    /// `stats on|off`: whether the searches from now on are counted (the counting search is
+    /// slower and searches the same tree; `bench` and data generation never count).
+    pub fn set_counting(&mut self, on: bool) {
+        self.with_searcher(|s| s.set_counting(on));
+    }
+
+    /// What the last search counted, if it was counted (waits for a running search).
+    pub fn last_stats(&mut self) -> Option<SearchStats> {
+        self.with_searcher(|s| s.last_stats())
     }
 
     /// Runs `f` on the idle searcher (waits for a running search first).

@@ -9,7 +9,8 @@
 //! minimax then reaches exactly perft(D) leaves at depth D (mates and stalemates before the
 //! horizon are counted apart).
 
-use crate::chess::Position;
+use crate::chess::{Move, Position};
+use crate::search::{Limits, SearchOptions, Searcher};
 
 mod report;
 mod searches;
@@ -47,8 +48,11 @@ impl std::fmt::Display for LectureError {
 /// The most nodes a tree picture holds.
 pub const TREE_NODE_CAP: u64 = 2_000;
 
-/// Searches `pos` to `depth` with `variant` (`minimax`, `alphabeta` or `ordered`), keeps the
-/// tree and writes it to `svg` and/or `dot`; lines saying what was written.
+const TOO_MANY: &str = "choose a smaller depth or a few root moves (moves e2e4 d2d4)";
+
+/// Searches `pos` to `depth` with `variant` (`minimax`, `alphabeta`, `ordered`, or `engine`:
+/// the engine itself with `options`), keeps the tree and writes it to `svg` and/or `dot`;
+/// lines saying what was written.
 pub fn draw(
     pos: &Position,
     depth: i64,
@@ -56,16 +60,12 @@ pub fn draw(
     moves: &[String],
     svg: Option<&str>,
     dot: Option<&str>,
+    options: &SearchOptions,
 ) -> Result<Vec<String>, String> {
     let depth = u32::try_from(depth)
         .ok()
         .filter(|d| (1..=MAX_DEPTH).contains(d))
         .ok_or_else(|| LectureError::Depth(depth).to_string())?;
-    let variant = match variant {
-        "minimax" => Variant::Minimax,
-        "ordered" => Variant::Ordered,
-        _ => Variant::AlphaBeta,
-    };
     let mut only = Vec::new();
     for text in moves {
         match pos.parse_uci_move(text) {
@@ -73,22 +73,11 @@ pub fn draw(
             None => return Err(format!("'{text}' is not a legal move here")),
         }
     }
-    let root_moves = (!only.is_empty()).then_some(only);
-    let mut rec = tree::Recorder::new();
-    let outcome = search(pos, depth, variant, TREE_NODE_CAP, root_moves, Some(&mut rec))
-        .map_err(|e| match e {
-            LectureError::NodeCap(cap) => format!(
-                "the tree passed {cap} nodes: choose a smaller depth or a few root moves (moves e2e4 d2d4)"
-            ),
-            e => e.to_string(),
-        })?;
-    let title = format!(
-        "{} to depth {depth}: value {} ({} nodes, {} leaves)",
-        variant.name(),
-        tree::show(outcome.value),
-        rec.len(),
-        outcome.counts.leaves
-    );
+    let (rec, title) = if variant == "engine" {
+        engine_tree(pos, depth, only, options)?
+    } else {
+        lecture_tree(pos, depth, variant, only)?
+    };
     let mut said = vec![title.clone()];
     for (path, text) in [
         (svg, svg.map(|_| tree::to_svg(&rec, &title))),
@@ -100,6 +89,76 @@ pub fn draw(
         }
     }
     Ok(said)
+}
+
+/// The tree of one of the lecture's own searches, and its title.
+fn lecture_tree(
+    pos: &Position,
+    depth: u32,
+    variant: &str,
+    only: Vec<Move>,
+) -> Result<(tree::Recorder, String), String> {
+    let variant = match variant {
+        "minimax" => Variant::Minimax,
+        "ordered" => Variant::Ordered,
+        _ => Variant::AlphaBeta,
+    };
+    let root_moves = (!only.is_empty()).then_some(only);
+    let mut rec = tree::Recorder::new();
+    let outcome = search(
+        pos,
+        depth,
+        variant,
+        TREE_NODE_CAP,
+        root_moves,
+        Some(&mut rec),
+    )
+    .map_err(|e| match e {
+        LectureError::NodeCap(cap) => format!("the tree passed {cap} nodes: {TOO_MANY}"),
+        e => e.to_string(),
+    })?;
+    let title = format!(
+        "{} to depth {depth}: value {} ({} nodes, {} leaves)",
+        variant.name(),
+        tree::show(outcome.value),
+        rec.len(),
+        outcome.counts.leaves
+    );
+    Ok((rec, title))
+}
+
+/// The engine's own search to `depth` (iterative deepening, its table, every method `options`
+/// leave on, one thread, a fresh 16 MiB table): the tree of its last root search, and a title.
+fn engine_tree(
+    pos: &Position,
+    depth: u32,
+    only: Vec<Move>,
+    options: &SearchOptions,
+) -> Result<(tree::Recorder, String), String> {
+    if pos.legal_moves().is_empty() {
+        return Err("the side to move has no legal move: there is no search to draw".into());
+    }
+    let limits = Limits {
+        depth: Some(depth),
+        searchmoves: only,
+        ..Limits::default()
+    };
+    let cap = TREE_NODE_CAP as usize;
+    let (result, log, stats) = Searcher::new(16).trace(pos, &limits, options, cap);
+    if log.overflowed() {
+        return Err(format!("the tree passed {cap} nodes: {TOO_MANY}"));
+    }
+    let rec = tree::Recorder::from_trace(&log);
+    let quiescence = rec.nodes.iter().filter(|n| n.quiescence).count();
+    let title = format!(
+        "the engine to depth {depth}: value {} ({} nodes, {quiescence} of them quiescence; \
+         {} nodes in all iterations)",
+        tree::show(rec.nodes[0].value()),
+        rec.len(),
+        result.nodes
+    );
+    debug_assert_eq!(stats.nodes(), result.nodes);
+    Ok((rec, title))
 }
 
 /// The lecture's best case for α-β: `B^⌈D/2⌉ + B^⌊D/2⌋ − 1` leaves.

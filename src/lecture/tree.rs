@@ -2,18 +2,23 @@
 //! self-contained SVG: MAX nodes (the root's side to move) as ▲, MIN nodes as ▼, each with the
 //! move that led to it, its value and the (α, β) window it was entered with — all from MAX's
 //! point of view, as the lecture draws them — and the moves a cut-off left unsearched greyed.
+//! The engine's own tree (`from_trace`) adds its quiescence nodes (green, dashed), why a node
+//! ended early (in red: a table cut, a null-move cut, reverse futility, standing pat …) and
+//! the moves its pruning rules passed over (greyed, with the rule's name).
 
 use crate::chess::{Move, Position};
 use crate::search::score::{to_public, INF};
-use crate::search::Score;
+use crate::search::{Counter, Score, TreeLog};
 use std::fmt::Write;
 
-/// Why moves were left unsearched.
+/// Why moves were left unsearched, or a node ended early.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cut {
     /// The window closed: at a MAX node the value reached β (a β cut-off), at a MIN node it
     /// fell to α (an α cut-off).
     Window,
+    /// One of the engine's rules (its table, null move, futility, SEE …).
+    Engine(Counter),
 }
 
 #[derive(Clone, Debug)]
@@ -29,6 +34,12 @@ pub struct Node {
     pub children: Vec<usize>,
     /// The moves left unsearched after a cut-off.
     pub cut: Option<(Cut, Vec<String>)>,
+    /// Moves a pruning rule passed over, grouped by rule (the engine's tree).
+    pub pruned: Vec<(Cut, Vec<String>)>,
+    /// Why the node returned early (the engine's tree: a table cut, a null-move cut …).
+    pub ended: Option<Cut>,
+    /// A quiescence node (the engine's tree).
+    pub quiescence: bool,
 }
 
 impl Node {
@@ -62,6 +73,19 @@ impl Node {
         } else {
             "α-cut"
         }
+    }
+
+    /// What a picture calls `cut` at this node.
+    pub fn name_of(&self, cut: Cut) -> &'static str {
+        match cut {
+            Cut::Window => self.cut_name(),
+            Cut::Engine(e) => e.label(),
+        }
+    }
+
+    /// The greyed groups of unsearched moves: the cut-off's, then the pruning rules'.
+    fn stubs(&self) -> impl Iterator<Item = &(Cut, Vec<String>)> {
+        self.cut.iter().chain(&self.pruned)
     }
 }
 
@@ -99,6 +123,9 @@ impl Recorder {
             value: 0,
             children: Vec::new(),
             cut: None,
+            pruned: Vec::new(),
+            ended: None,
+            quiescence: false,
         });
         if let Some(p) = parent {
             self.nodes[p].children.push(id);
@@ -118,6 +145,41 @@ impl Recorder {
 
     pub(super) fn exit(&mut self, id: usize, value: i32) {
         self.nodes[id].value = value;
+    }
+
+    /// The engine's tree as its counting search recorded it: the rest of the moves after a
+    /// cut-off go in `cut`, the moves its rules pruned in `pruned`.
+    pub fn from_trace(log: &TreeLog) -> Recorder {
+        let mut rec = Recorder::new();
+        for (id, t) in log.nodes.iter().enumerate() {
+            let mut cut = None;
+            let mut pruned = Vec::new();
+            for (e, moves) in &t.skipped {
+                match e {
+                    Counter::BetaCut | Counter::QuiescenceCut => {
+                        cut = Some((Cut::Window, moves.clone()))
+                    }
+                    e => pruned.push((Cut::Engine(*e), moves.clone())),
+                }
+            }
+            rec.nodes.push(Node {
+                parent: t.parent,
+                ply: t.ply,
+                san: t.san.clone(),
+                alpha: t.alpha,
+                beta: t.beta,
+                value: t.value,
+                children: Vec::new(),
+                cut,
+                pruned,
+                ended: t.ended.map(Cut::Engine),
+                quiescence: t.quiescence,
+            });
+            if let Some(p) = t.parent {
+                rec.nodes[p].children.push(id);
+            }
+        }
+        rec
     }
 
     /// Nodes searched (the greyed moves are not nodes: they were never visited).
@@ -163,6 +225,13 @@ fn unsearched(cut: &(Cut, Vec<String>)) -> String {
     text
 }
 
+/// Whether the tree has what only the engine's tree has (quiescence, early ends, pruning).
+fn has_engine_marks(rec: &Recorder) -> bool {
+    rec.nodes
+        .iter()
+        .any(|n| n.quiescence || n.ended.is_some() || !n.pruned.is_empty())
+}
+
 /// Graphviz DOT: `dot -Tsvg tree.dot > tree.svg` draws it.
 pub fn to_dot(rec: &Recorder, title: &str) -> String {
     let mut out = String::new();
@@ -176,24 +245,33 @@ pub fn to_dot(rec: &Recorder, title: &str) -> String {
         } else {
             "invtriangle"
         };
+        let ended = n
+            .ended
+            .map_or(String::new(), |c| format!("\\n{}", n.name_of(c)));
+        let style = if n.quiescence {
+            ", style=\"dashed,filled\", fillcolor=\"#ddeedd\""
+        } else {
+            ""
+        };
         let _ = writeln!(
             out,
-            "  n{i} [shape={shape}, label=\"{}\\n({}, {})\"];",
+            "  n{i} [shape={shape}{style}, label=\"{}\\n({}, {}){}\"];",
             show(n.value()),
             show(a),
-            show(b)
+            show(b),
+            escape(&ended)
         );
         if let Some(p) = n.parent {
             let _ = writeln!(out, "  n{p} -> n{i} [label=\"{}\"];", escape(&n.san));
         }
-        if let Some(cut) = &n.cut {
+        for (k, stub) in n.stubs().enumerate() {
             let _ = writeln!(
                 out,
-                "  c{i} [shape=box, style=dashed, color=grey, fontcolor=grey, label=\"{}: {}\"];",
-                n.cut_name(),
-                escape(&unsearched(cut))
+                "  c{i}_{k} [shape=box, style=dashed, color=grey, fontcolor=grey, label=\"{}: {}\"];",
+                n.name_of(stub.0),
+                escape(&unsearched(stub))
             );
-            let _ = writeln!(out, "  n{i} -> c{i} [style=dashed, color=grey];");
+            let _ = writeln!(out, "  n{i} -> c{i}_{k} [style=dashed, color=grey];");
         }
     }
     let _ = writeln!(out, "}}");
@@ -209,15 +287,22 @@ const MARGIN: f64 = 40.0;
 pub fn to_svg(rec: &Recorder, title: &str) -> String {
     let n = rec.nodes.len();
     let mut x = vec![0.0f64; n];
-    let mut stub_x = vec![None; n];
+    let mut stub_x = vec![Vec::new(); n];
     let mut slot = 0.0;
     if n > 0 {
         place(rec, 0, &mut x, &mut stub_x, &mut slot);
     }
-    let depth = rec.nodes.iter().map(|n| n.ply).max().unwrap_or(0) + 1;
+    // Rows by distance from the root (a search of the same position, such as a null-move
+    // verification, sits a row below the node that ran it, though at the same ply).
+    let mut level = vec![0usize; n];
+    for (i, node) in rec.nodes.iter().enumerate() {
+        level[i] = node.parent.map_or(0, |p| level[p] + 1);
+    }
+    let rows = level.iter().max().map_or(1, |l| l + 2);
+    let engine = has_engine_marks(rec);
     let width = slot.max(1.0) * SLOT + 2.0 * MARGIN;
-    let height = depth as f64 * LEVEL + 2.0 * MARGIN + 40.0;
-    let y = |ply: usize| MARGIN + 40.0 + ply as f64 * LEVEL;
+    let height = rows as f64 * LEVEL + 2.0 * MARGIN + 40.0;
+    let y = |level: usize| MARGIN + 40.0 + level as f64 * LEVEL;
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -232,13 +317,20 @@ pub fn to_svg(rec: &Recorder, title: &str) -> String {
     );
     let _ = writeln!(
         s,
-        "<text x=\"{MARGIN}\" y=\"42\" font-size=\"11\" fill=\"#555\">▲ MAX (the root's side to move)  \
-         ▼ MIN   value, then (α, β) on entry, from MAX's view   grey: moves a cut-off left unsearched</text>"
+        "<text x=\"{MARGIN}\" y=\"42\" font-size=\"11\" fill=\"#555\">▲ MAX (the root's side to move) · \
+         ▼ MIN · value, then (α, β) on entry, from MAX's view · grey: moves a cut-off left unsearched</text>"
     );
+    if engine {
+        let _ = writeln!(
+            s,
+            "<text x=\"{MARGIN}\" y=\"58\" font-size=\"11\" fill=\"#555\">green, dashed: quiescence nodes · \
+             red: why a node ended early · grey stubs named by a rule: moves it pruned</text>"
+        );
+    }
     // Edges first, so nodes are drawn over them.
     for (i, node) in rec.nodes.iter().enumerate() {
         if let Some(p) = node.parent {
-            let (x1, y1, x2, y2) = (x[p], y(node.ply - 1) + 12.0, x[i], y(node.ply) - 12.0);
+            let (x1, y1, x2, y2) = (x[p], y(level[p]) + 12.0, x[i], y(level[i]) - 12.0);
             let _ = writeln!(
                 s,
                 "<line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke=\"#333\"/>"
@@ -251,8 +343,8 @@ pub fn to_svg(rec: &Recorder, title: &str) -> String {
                 escape(&node.san)
             );
         }
-        if let (Some(cut), Some(sx)) = (&node.cut, stub_x[i]) {
-            let (x1, y1, y2) = (x[i], y(node.ply) + 12.0, y(node.ply + 1) - 8.0);
+        for (stub, &sx) in node.stubs().zip(&stub_x[i]) {
+            let (x1, y1, y2) = (x[i], y(level[i]) + 12.0, y(level[i] + 1) - 8.0);
             let _ = writeln!(
                 s,
                 "<line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{sx:.1}\" y2=\"{y2:.1}\" stroke=\"#aaa\" stroke-dasharray=\"4 3\"/>"
@@ -261,18 +353,18 @@ pub fn to_svg(rec: &Recorder, title: &str) -> String {
                 s,
                 "<text x=\"{sx:.1}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"middle\" fill=\"#999\">{}</text>",
                 y2 + 4.0,
-                node.cut_name()
+                node.name_of(stub.0)
             );
             let _ = writeln!(
                 s,
                 "<text x=\"{sx:.1}\" y=\"{:.1}\" font-size=\"9\" text-anchor=\"middle\" fill=\"#999\">{}</text>",
                 y2 + 16.0,
-                escape(&unsearched(cut))
+                escape(&unsearched(stub))
             );
         }
     }
     for (i, node) in rec.nodes.iter().enumerate() {
-        let (cx, cy) = (x[i], y(node.ply));
+        let (cx, cy) = (x[i], y(level[i]));
         let points = if node.is_max() {
             format!(
                 "{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}",
@@ -294,10 +386,14 @@ pub fn to_svg(rec: &Recorder, title: &str) -> String {
                 cy - 10.0
             )
         };
-        let fill = if node.is_max() { "#cde" } else { "#edc" };
+        let (fill, dash) = match (node.quiescence, node.is_max()) {
+            (true, _) => ("#ddeedd", " stroke-dasharray=\"3 2\""),
+            (false, true) => ("#cde", ""),
+            (false, false) => ("#edc", ""),
+        };
         let _ = writeln!(
             s,
-            "<polygon class=\"node\" points=\"{points}\" fill=\"{fill}\" stroke=\"#333\"/>"
+            "<polygon class=\"node\" points=\"{points}\" fill=\"{fill}\" stroke=\"#333\"{dash}/>"
         );
         let (a, b) = node.window();
         let _ = writeln!(
@@ -313,13 +409,21 @@ pub fn to_svg(rec: &Recorder, title: &str) -> String {
             show(a),
             show(b)
         );
+        if let Some(c) = node.ended {
+            let _ = writeln!(
+                s,
+                "<text class=\"ended\" x=\"{cx:.1}\" y=\"{:.1}\" font-size=\"9\" text-anchor=\"middle\" fill=\"#b00\">{}</text>",
+                cy + 48.0,
+                node.name_of(c)
+            );
+        }
     }
     let _ = writeln!(s, "</svg>");
     s
 }
 
-/// Gives each node its x: leaves (and cut-off stubs) take the next slot, parents sit midway.
-fn place(rec: &Recorder, i: usize, x: &mut [f64], stub_x: &mut [Option<f64>], slot: &mut f64) {
+/// Gives each node its x: leaves (and greyed stubs) take the next slot, parents sit midway.
+fn place(rec: &Recorder, i: usize, x: &mut [f64], stub_x: &mut [Vec<f64>], slot: &mut f64) {
     let node = &rec.nodes[i];
     let mut first = None;
     let mut last = 0.0;
@@ -328,10 +432,10 @@ fn place(rec: &Recorder, i: usize, x: &mut [f64], stub_x: &mut [Option<f64>], sl
         first.get_or_insert(x[c]);
         last = x[c];
     }
-    if node.cut.is_some() {
+    for _ in node.stubs() {
         let sx = MARGIN + (*slot + 0.5) * SLOT;
         *slot += 1.0;
-        stub_x[i] = Some(sx);
+        stub_x[i].push(sx);
         first.get_or_insert(sx);
         last = sx;
     }

@@ -4,9 +4,11 @@
 //! measured to be worth. Quiescence (below the horizon) is in `qsearch.rs`; the node
 //! prologue, the limits and the make-move path in `worker.rs`.
 
+use super::counter::Counter;
 use super::picker::{MovePicker, Stage};
 use super::score::*;
 use super::see::see_ge;
+use super::tally::Tally;
 use super::thread::LMR;
 use super::tt::TtHit;
 use super::types::Bound;
@@ -53,7 +55,7 @@ const SE_DEPTH: i32 = 8;
 const SE_MARGIN: i32 = 2;
 const SE_DOUBLE_MARGIN: i32 = 20;
 
-impl Worker<'_> {
+impl<T: Tally> Worker<'_, T> {
     /// The tablebase verdict on `pos` if the tables decide this node (see Step 4b).
     fn probe_tablebases(
         &mut self,
@@ -86,8 +88,29 @@ impl Worker<'_> {
 
     /// Principal-variation search at an interior node (`ply` ≥ 1): the value of `pos` within
     /// the window (fail-soft), `depth` plies from the horizon. `cut_node`: expected to fail
-    /// high (a null-window child of a PV or all node).
+    /// high (a null-window child of a PV or all node). When a tree is traced, the node is
+    /// entered in it here (a node at the horizon enters as a quiescence node).
+    #[inline(always)]
     pub fn negamax<const PV: bool>(
+        &mut self,
+        pos: &Position,
+        alpha: i32,
+        beta: i32,
+        depth: i32,
+        ply: usize,
+        cut_node: bool,
+    ) -> i32 {
+        if !self.tally.tracing() || depth <= 0 {
+            return self.negamax_node::<PV>(pos, alpha, beta, depth, ply, cut_node);
+        }
+        self.tally.enter(ply, alpha, beta, false);
+        let v = self.negamax_node::<PV>(pos, alpha, beta, depth, ply, cut_node);
+        self.tally.leave(v);
+        v
+    }
+
+    /// The node itself (`negamax` is its door, where a traced tree enters it).
+    fn negamax_node<const PV: bool>(
         &mut self,
         pos: &Position,
         mut alpha: i32,
@@ -104,6 +127,7 @@ impl Worker<'_> {
             return self.qsearch::<PV>(pos, alpha, beta, ply, 0);
         }
         // Step 2. Draws by rule, and the ply limit (in `open_node`).
+        self.tally.node(ply, false);
         if let Some(v) = self.open_node::<PV>(pos, ply) {
             return v;
         }
@@ -122,17 +146,20 @@ impl Worker<'_> {
         let excluded = self.td.stack[ply].excluded;
         let key = pos.key();
         let tt = if excluded.is_null() {
+            self.tally.add(Counter::TtProbe);
             self.tt.probe(key, ply)
         } else {
             None
         };
         let tt_move = tt.map_or(Move::NULL, |h| h.mv);
         if let Some(h) = tt {
+            self.tally.add(Counter::TtHit);
             if !PV
                 && h.depth >= depth
                 && pos.halfmove_clock() < 90
                 && h.bound.cuts(h.score, alpha, beta)
             {
+                self.tally.ended(Counter::TtCut);
                 return h.score;
             }
         }
@@ -141,6 +168,7 @@ impl Worker<'_> {
         // probe gives the exact result; a win or loss only bounds the score (mates are better).
         if excluded.is_null() && pos.halfmove_clock() == 0 {
             if let Some(score) = self.probe_tablebases(pos, depth, ply, alpha, beta) {
+                self.tally.ended(Counter::Tablebase);
                 return score;
             }
         }
@@ -177,6 +205,7 @@ impl Worker<'_> {
                 && depth <= RFP_DEPTH
                 && raw_eval - RFP_MARGIN * (depth - improving as i32) >= beta
             {
+                self.tally.ended(Counter::ReverseFutility);
                 return (eval + beta) / 2;
             }
             // (Razoring, the mirror image below alpha, was tried and cost tactics: WAC
@@ -195,6 +224,8 @@ impl Worker<'_> {
                 && has_non_pawn_material(pos)
             {
                 let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
+                self.tally.add(Counter::NullMoveTry);
+                self.tally.next_label("null");
                 let child = self.make_null(pos, ply);
                 let v =
                     -self.negamax::<false>(&child, -beta, -beta + 1, depth - r, ply + 1, !cut_node);
@@ -205,15 +236,18 @@ impl Worker<'_> {
                     // A mate found after passing is not a proven mate.
                     let v = if is_mate(v) { beta } else { v };
                     if depth < NMP_VERIFY_DEPTH || self.nmp_min_ply != 0 {
+                        self.tally.ended(Counter::NullMoveCut);
                         return v;
                     }
                     self.nmp_min_ply = ply + 3 * (depth - r) as usize / 4;
+                    self.tally.next_label("verify");
                     let w = self.negamax::<false>(pos, beta - 1, beta, depth - r, ply, false);
                     self.nmp_min_ply = 0;
                     if self.stopped {
                         return 0;
                     }
                     if w >= beta {
+                        self.tally.ended(Counter::NullMoveCut);
                         return v;
                     }
                 }
@@ -224,6 +258,7 @@ impl Worker<'_> {
         // the ordering is poor, and a shallower search here costs less than a full one.
         // LateMoveReductions as a whole (this and Step 13): +203 ± 46 Elo.
         if self.switches.lmr && depth >= IIR_DEPTH && tt_move.is_null() && (PV || cut_node) {
+            self.tally.add(Counter::Iir);
             depth -= 1;
         }
 
@@ -265,6 +300,7 @@ impl Worker<'_> {
                     // Late move pruning (LateMovePruning): at low depth, quiet moves this
                     // late in a well-ordered list almost never matter. +51 ± 37 Elo.
                     if self.switches.lmp && depth <= LMP_DEPTH && moves_searched >= lmp_limit {
+                        self.tally.pruned(Counter::LateMovePrune, pos, m);
                         continue;
                     }
                     // Futility pruning (FutilityPruning): a quiet move cannot add enough
@@ -274,6 +310,7 @@ impl Worker<'_> {
                         && lmr_depth <= FUTILITY_DEPTH
                         && eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * lmr_depth <= best.alpha
                     {
+                        self.tally.pruned(Counter::Futility, pos, m);
                         continue;
                     }
                     // SEE pruning (SeePruning): quiet moves that hang material. SeePruning
@@ -282,6 +319,7 @@ impl Worker<'_> {
                         && lmr_depth <= SEE_DEPTH
                         && !see_ge(pos, m, -SEE_QUIET * lmr_depth * lmr_depth)
                     {
+                        self.tally.pruned(Counter::SeeQuiet, pos, m);
                         continue;
                     }
                 } else if self.switches.see
@@ -292,6 +330,7 @@ impl Worker<'_> {
                     // depth; checking sacrifices get three times the room.
                     let per_ply = if gives_check { SEE_CHECK } else { SEE_CAPTURE };
                     if !see_ge(pos, m, -per_ply * depth) {
+                        self.tally.pruned(Counter::SeeNoisy, pos, m);
                         continue;
                     }
                 }
@@ -312,6 +351,7 @@ impl Worker<'_> {
                 {
                     let s_beta = h.score - SE_MARGIN * depth;
                     self.td.stack[ply].excluded = m;
+                    self.tally.next_label("singular");
                     let v = self.negamax::<false>(
                         pos,
                         s_beta - 1,
@@ -326,7 +366,12 @@ impl Worker<'_> {
                     }
                     if v < s_beta {
                         extension = 1 + (!PV && v < s_beta - SE_DOUBLE_MARGIN) as i32;
+                        self.tally.add(Counter::SingularExtension);
+                        if extension == 2 {
+                            self.tally.add(Counter::DoubleExtension);
+                        }
                     } else if s_beta >= beta {
+                        self.tally.ended(Counter::MultiCut);
                         return s_beta;
                     }
                 }
@@ -343,9 +388,11 @@ impl Worker<'_> {
                 && ply < 2 * self.root_depth as usize
             {
                 extension = 1;
+                self.tally.add(Counter::CheckExtension);
             }
             let new_depth = depth - 1 + extension;
 
+            self.tally.next_move(pos, m);
             let child = self.make(pos, m, ply);
             moves_searched += 1;
             if PV {
@@ -374,6 +421,9 @@ impl Worker<'_> {
                     r += !improving as i32;
                     r -= self.td.history.quiet_score(pos, m, &cont) / 8192;
                     r = r.clamp(0, new_depth - 1);
+                    if r > 0 {
+                        self.tally.add(Counter::LmrReduction);
+                    }
                 }
                 score = -self.negamax::<false>(
                     &child,
@@ -384,6 +434,8 @@ impl Worker<'_> {
                     true,
                 );
                 if score > alpha && r > 0 {
+                    self.tally.add(Counter::LmrResearch);
+                    self.tally.next_move(pos, m);
                     score = -self.negamax::<false>(
                         &child,
                         -alpha - 1,
@@ -394,6 +446,7 @@ impl Worker<'_> {
                     );
                 }
                 if PV && score > alpha && score < beta {
+                    self.tally.next_move(pos, m);
                     score = -self.negamax::<true>(&child, -beta, -alpha, new_depth, ply + 1, false);
                 }
             }
@@ -406,6 +459,19 @@ impl Worker<'_> {
                     self.update_pv(ply, m)
                 }
             }) {
+                self.tally.add(Counter::BetaCut);
+                if moves_searched == 1 {
+                    self.tally.add(Counter::FirstMoveCut);
+                }
+                if self.tally.tracing() {
+                    let mut rest = Vec::new();
+                    while let Some(r) = picker.next(pos, &self.td.history) {
+                        if r != excluded {
+                            rest.push(r);
+                        }
+                    }
+                    self.tally.skipped(Counter::BetaCut, pos, &rest);
+                }
                 break;
             }
             if m != best.mv {

@@ -3,10 +3,12 @@
 //! between iterations. The root moves are a list of their own (with their PVs and node
 //! counts), so that `searchmoves`, MultiPV and "the best move so far" are simple.
 
+use super::counter::Counter;
 use super::root::{verified, RootMove};
 use super::score::*;
 use super::secondary::{self, Judged, Secondary};
 use super::strength;
+use super::tally::{NoTally, Tally};
 use super::thread::LMR;
 use super::time::{self, TimeBudget};
 use super::types::{Bound, Limits, LineInfo, SearchEvent, SearchOptions, SearchResult};
@@ -22,8 +24,8 @@ const ASPIRATION_DELTA: i32 = 15;
 const ASPIRATION_DEPTH: i32 = 4;
 
 /// Iterative deepening for one thread: the root moves and the iterations over them.
-pub struct Deepening<'s, 'a, 'r> {
-    pub worker: &'s mut Worker<'a>,
+pub struct Deepening<'s, 'a, 'r, T: Tally = NoTally> {
+    pub worker: &'s mut Worker<'a, T>,
     pub root: Position,
     pub moves: Vec<RootMove>,
     pub report: &'r mut dyn FnMut(SearchEvent),
@@ -40,7 +42,7 @@ pub struct Deepening<'s, 'a, 'r> {
 /// 1 and waits for the `ponderhit` (`Worker::wait_out_pondering`).
 const CROWDED_MACHINE_MS: u64 = 4;
 
-impl Deepening<'_, '_, '_> {
+impl<T: Tally> Deepening<'_, '_, '_, T> {
     fn line(&self, i: usize, depth: u32) -> LineInfo {
         let rm = &self.moves[i];
         let score = if rm.shown_score == -INF {
@@ -139,6 +141,8 @@ impl Deepening<'_, '_, '_> {
             self.moves[..self.multipv].sort_by_key(|rm| std::cmp::Reverse(rm.score));
             completed = depth;
             self.worker.depth1_done = true;
+            let iteration_nodes = self.worker.nodes - iteration_start_nodes;
+            self.worker.tally.iteration(depth, iteration_nodes);
             for i in 0..self.moves.len() {
                 let rm = &mut self.moves[i];
                 if rm.score != -INF {
@@ -327,6 +331,9 @@ impl Deepening<'_, '_, '_> {
     fn root_search(&mut self, depth: i32, mut alpha: i32, beta: i32, pv_idx: usize) -> i32 {
         let root = self.root;
         let w = &mut *self.worker;
+        w.tally.node(0, false);
+        w.tally.new_tree();
+        w.tally.enter(0, alpha, beta, false);
         w.nodes += 1;
         w.begin_root(&root);
         w.td.stack[0].eval = if root.in_check() {
@@ -353,10 +360,14 @@ impl Deepening<'_, '_, '_> {
             let child = w.make(&root, m, 0);
             let gives_check = child.in_check();
             let extension = (w.switches.check_extension && gives_check) as i32;
+            if extension > 0 {
+                w.tally.add(Counter::CheckExtension);
+            }
             let new_depth = depth - 1 + extension;
             w.td.pv_len[1] = 1;
             let nodes_before = w.nodes;
 
+            w.tally.next_move(&root, m);
             let score = if i == pv_idx {
                 -w.negamax::<true>(&child, -beta, -alpha, new_depth, 1, false)
             } else {
@@ -364,13 +375,19 @@ impl Deepening<'_, '_, '_> {
                 let mut r = 0;
                 if w.switches.lmr && depth >= 3 && i - pv_idx >= 3 && quiet && !gives_check {
                     r = (LMR.get(depth, i - pv_idx + 1) - 1).clamp(0, new_depth - 1);
+                    if r > 0 {
+                        w.tally.add(Counter::LmrReduction);
+                    }
                 }
                 let mut v = -w.negamax::<false>(&child, -alpha - 1, -alpha, new_depth - r, 1, true);
                 if v > alpha && r > 0 {
+                    w.tally.add(Counter::LmrResearch);
+                    w.tally.next_move(&root, m);
                     v = -w.negamax::<false>(&child, -alpha - 1, -alpha, new_depth, 1, true);
                 }
                 if v > alpha && v < beta {
                     w.td.pv_len[1] = 1;
+                    w.tally.next_move(&root, m);
                     v = -w.negamax::<true>(&child, -beta, -alpha, new_depth, 1, false);
                 }
                 v
@@ -393,11 +410,16 @@ impl Deepening<'_, '_, '_> {
                 let td = &self.worker.td;
                 rm.pv.extend_from_slice(&td.pv[1][1..td.pv_len[1].max(1)]);
                 if score >= beta {
+                    if self.worker.tally.tracing() {
+                        let rest: Vec<Move> = self.moves[i + 1..].iter().map(|rm| rm.mv).collect();
+                        self.worker.tally.skipped(Counter::BetaCut, &root, &rest);
+                    }
                     break;
                 }
                 alpha = alpha.max(score);
             }
         }
+        self.worker.tally.leave(best);
         best
     }
 

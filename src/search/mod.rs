@@ -8,6 +8,7 @@
 mod alphabeta;
 pub mod bench;
 mod control;
+mod counter;
 mod faults;
 pub mod history;
 mod iterate;
@@ -20,16 +21,21 @@ mod secondary;
 pub mod see;
 mod smp;
 pub mod strength;
+mod tally;
 mod thread;
 pub mod time;
+mod trace;
 pub mod tt;
 mod types;
 mod worker;
 
 pub use control::SearchControl;
+pub use counter::Counter;
 pub(crate) use faults::{fault_stall, Fault};
 pub use searcher::Searcher;
 pub use smp::MAX_THREADS;
+pub use tally::SearchStats;
+pub use trace::{TraceNode, TreeLog};
 pub use types::{
     Bound, Limits, LineInfo, Score, SearchEvent, SearchOptions, SearchResult, TablebaseProbing,
 };

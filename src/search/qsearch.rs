@@ -4,9 +4,11 @@
 //! quiet". Quiescence against the static evaluation at depth 0: +180 ± 44 Elo.
 
 use super::alphabeta::sharpened;
+use super::counter::Counter;
 use super::picker::{MovePicker, Stage};
 use super::score::*;
 use super::see::see_ge;
+use super::tally::Tally;
 use super::types::Bound;
 use super::worker::{NodeBest, Worker};
 use crate::chess::legality::gives_check;
@@ -16,9 +18,10 @@ use crate::chess::{GenType, Move, MoveList, Position};
 /// Delta pruning: the margin over the captured piece's value.
 const DELTA_MARGIN: i32 = 200;
 
-impl Worker<'_> {
+impl<T: Tally> Worker<'_, T> {
     /// The quiescence value of `pos` within the window; `qdepth` counts down from 0 at the
-    /// horizon (quiet checks are tried only at 0).
+    /// horizon (quiet checks are tried only at 0). A traced tree enters the node here.
+    #[inline(always)]
     pub fn qsearch<const PV: bool>(
         &mut self,
         pos: &Position,
@@ -27,6 +30,25 @@ impl Worker<'_> {
         ply: usize,
         qdepth: i32,
     ) -> i32 {
+        if !self.tally.tracing() {
+            return self.qsearch_node::<PV>(pos, alpha, beta, ply, qdepth);
+        }
+        self.tally.enter(ply, alpha, beta, true);
+        let v = self.qsearch_node::<PV>(pos, alpha, beta, ply, qdepth);
+        self.tally.leave(v);
+        v
+    }
+
+    /// The node itself (`qsearch` is its door, where a traced tree enters it).
+    fn qsearch_node<const PV: bool>(
+        &mut self,
+        pos: &Position,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        qdepth: i32,
+    ) -> i32 {
+        self.tally.node(ply, true);
         if let Some(v) = self.open_node::<PV>(pos, ply) {
             return v;
         }
@@ -38,9 +60,12 @@ impl Worker<'_> {
         }
 
         let key = pos.key();
+        self.tally.add(Counter::TtProbe);
         let tt = self.tt.probe(key, ply);
         if let Some(h) = tt {
+            self.tally.add(Counter::TtHit);
             if !PV && h.bound.cuts(h.score, alpha, beta) {
+                self.tally.ended(Counter::TtCut);
                 return h.score;
             }
         }
@@ -57,6 +82,7 @@ impl Worker<'_> {
             };
             best.score = sharpened(raw_eval, tt);
             if best.score >= beta {
+                self.tally.ended(Counter::StandPat);
                 return best.score;
             }
             best.alpha = alpha.max(best.score);
@@ -70,6 +96,14 @@ impl Worker<'_> {
                 // SEE pruning (SeePruning): losing captures (they come last) cannot raise
                 // the score above standing pat.
                 if self.switches.see && picker.stage() == Stage::BadNoisy {
+                    self.tally.add(Counter::SeeQuiescence);
+                    if self.tally.tracing() {
+                        let mut rest = vec![m];
+                        while let Some(r) = picker.next(pos, &self.td.history) {
+                            rest.push(r);
+                        }
+                        self.tally.skipped(Counter::SeeQuiescence, pos, &rest);
+                    }
                     break;
                 }
                 // Delta pruning (FutilityPruning): even winning the piece outright with a
@@ -78,12 +112,21 @@ impl Worker<'_> {
                     let gain = pos.captured(m).map_or(0, |t| PIECE_VALUES[t.index()]);
                     if stand_pat + gain + DELTA_MARGIN <= best.alpha {
                         best.score = best.score.max(stand_pat + gain + DELTA_MARGIN);
+                        self.tally.pruned(Counter::Delta, pos, m);
                         continue;
                     }
                 }
             }
             moves_searched += 1;
             if self.qsearch_move::<PV>(pos, m, &mut best, beta, ply, qdepth) {
+                self.tally.add(Counter::QuiescenceCut);
+                if self.tally.tracing() {
+                    let mut rest = Vec::new();
+                    while let Some(r) = picker.next(pos, &self.td.history) {
+                        rest.push(r);
+                    }
+                    self.tally.skipped(Counter::QuiescenceCut, pos, &rest);
+                }
                 break;
             }
             if self.stopped {
@@ -104,6 +147,7 @@ impl Worker<'_> {
                     continue;
                 }
                 if self.qsearch_move::<PV>(pos, m, &mut best, beta, ply, qdepth) {
+                    self.tally.add(Counter::QuiescenceCut);
                     break;
                 }
                 if self.stopped {
@@ -132,6 +176,7 @@ impl Worker<'_> {
         ply: usize,
         qdepth: i32,
     ) -> bool {
+        self.tally.next_move(pos, m);
         let child = self.make(pos, m, ply);
         if PV {
             self.td.pv_len[ply + 1] = ply + 1;

@@ -8,13 +8,15 @@ use super::root::root_moves;
 use super::secondary;
 use super::smp;
 use super::strength;
+use super::tally::{Counting, NoTally, SearchStats, Tally};
 use super::thread::ThreadData;
+use super::trace::TreeLog;
 use super::tt::TranspositionTable;
 use super::types::{Limits, Score, SearchEvent, SearchOptions, SearchResult};
 use super::worker::Worker;
 use crate::chess::{Move, Position};
 use std::sync::atomic::AtomicU64;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The searcher keeps what lives across searches: the transposition table, the main
@@ -27,6 +29,11 @@ pub struct Searcher {
     /// The line the last search expected (the secondary search checks the next move
     /// against it when the game follows it).
     expected: Option<secondary::ExpectedLine>,
+    /// `stats on`: searches are counted (`tally.rs`).
+    counting: bool,
+    /// The last search's counts, if it was counted: the main thread's, and the sum the
+    /// helpers add theirs to as they finish.
+    last_stats: Option<(Box<SearchStats>, Arc<Mutex<SearchStats>>)>,
 }
 
 impl Searcher {
@@ -36,7 +43,33 @@ impl Searcher {
             main: ThreadData::new(),
             pool: smp::Pool::default(),
             expected: None,
+            counting: false,
+            last_stats: None,
         }
+    }
+
+    /// Whether the searches from now on are counted (slower; the same tree).
+    pub fn set_counting(&mut self, on: bool) {
+        self.counting = on;
+    }
+
+    pub fn counting(&self) -> bool {
+        self.counting
+    }
+
+    /// What the last search counted, every thread's counts summed (waits for helpers still
+    /// finishing); `None` when it was not counted.
+    pub fn last_stats(&self) -> Option<SearchStats> {
+        let (main, helpers) = self.last_stats.as_ref()?;
+        self.pool.wait_idle();
+        let mut stats = (**main).clone();
+        stats.add_thread(&helpers.lock().unwrap_or_else(|e| e.into_inner()));
+        Some(stats)
+    }
+
+    /// No search to tell of (the move came from the book).
+    pub fn forget_stats(&mut self) {
+        self.last_stats = None;
     }
 
     /// Resizes the transposition table (clearing it). A size the machine cannot give is an
@@ -89,6 +122,9 @@ impl Searcher {
     /// With `options.threads` > 1 this is Lazy SMP: helper threads search the same root
     /// with their own histories, sharing only the transposition table, until the main
     /// thread (which alone keeps time and reports) is done.
+    ///
+    /// Counted (`set_counting`), it searches the same tree and keeps what it counted for
+    /// `last_stats`.
     pub fn search(
         &mut self,
         root: &Position,
@@ -98,6 +134,73 @@ impl Searcher {
         control: &SearchControl,
         report: &mut dyn FnMut(SearchEvent),
     ) -> SearchResult {
+        self.last_stats = None;
+        if !self.counting {
+            return self
+                .run(
+                    root, history, limits, options, control, report, NoTally, None,
+                )
+                .0;
+        }
+        let helpers = Arc::new(Mutex::new(SearchStats::default()));
+        let (result, counted) = self.run(
+            root,
+            history,
+            limits,
+            options,
+            control,
+            report,
+            Counting::default(),
+            Some(&helpers),
+        );
+        self.last_stats = Some((counted.stats, helpers));
+        result
+    }
+
+    /// Searches `root` to `depth` on one thread, counting, and records the tree of its last
+    /// root search (at most `cap` nodes: see `TreeLog::overflowed`).
+    pub fn trace(
+        &mut self,
+        root: &Position,
+        limits: &Limits,
+        options: &SearchOptions,
+        cap: usize,
+    ) -> (SearchResult, TreeLog, SearchStats) {
+        let options = SearchOptions {
+            threads: 1,
+            multipv: 1,
+            secondary_search: false,
+            strength_elo: None,
+            ..options.clone()
+        };
+        let tally = Counting::new(Some(Box::new(TreeLog::new(cap))));
+        let control = SearchControl::new();
+        let (result, counted) = self.run(
+            root,
+            &[],
+            limits,
+            &options,
+            &control,
+            &mut |_| {},
+            tally,
+            None,
+        );
+        let log = counted.tree.map_or_else(TreeLog::default, |t| *t);
+        (result, log, *counted.stats)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run<T: Tally>(
+        &mut self,
+        root: &Position,
+        history: &[u64],
+        limits: &Limits,
+        options: &SearchOptions,
+        control: &SearchControl,
+        report: &mut dyn FnMut(SearchEvent),
+        tally: T,
+        helper_stats: Option<&Arc<Mutex<SearchStats>>>,
+    ) -> (SearchResult, T) {
         let moves = root_moves(root, &limits.searchmoves);
         if moves.is_empty() {
             let score = if root.in_check() {
@@ -105,7 +208,7 @@ impl Searcher {
             } else {
                 Score::Cp(0)
             };
-            return SearchResult {
+            let result = SearchResult {
                 best: None,
                 ponder: None,
                 score: Some(score),
@@ -115,6 +218,7 @@ impl Searcher {
                 surprise_depth: 0,
                 longest_stall: Duration::ZERO,
             };
+            return (result, tally);
         }
         // A limited strength: a node budget, one thread, and a choice among the best lines.
         let limited;
@@ -165,6 +269,7 @@ impl Searcher {
                 control: Arc::clone(&helpers),
                 nodes: Arc::clone(&helper_nodes),
                 search_id: 0,
+                stats: helper_stats.cloned(),
             });
         }
         self.main.prepare(history, &options.evaluation);
@@ -176,6 +281,7 @@ impl Searcher {
             history.len(),
             &helper_nodes,
             false,
+            tally,
         );
         worker.helper_control = Some(&helpers);
         // A `ponderhit` read since the helpers were told: they follow this thread, which
@@ -197,7 +303,7 @@ impl Searcher {
         let results = self.pool.finished_results();
         let result = smp::choose(main, results, multipv, &worker, report);
         self.expected = secondary::ExpectedLine::of(root, &result.pv, result.score);
-        result
+        (result, worker.tally)
     }
 }
 

@@ -37,8 +37,10 @@
 //! scored −3.2 ± 7.9 Elo over 3000 games, though the moves it changed in the first 1000 were
 //! better by a deeper search 131 times to 74 (docs/secondary-search.md).
 
+use super::counter::Counter;
 use super::root::RootMove;
 use super::score::*;
+use super::tally::Tally;
 use super::time::TimeBudget;
 use super::types::{Limits, Score, SearchEvent, SearchOptions};
 use super::worker::Worker;
@@ -161,10 +163,10 @@ impl Secondary {
     /// After a completed iteration under a clock: the thinking time (ms) after which the move
     /// is played (the plain soft target when the method is off or gave no verdict), or `None`
     /// when the verification stopped the search as a whole. `moves` is sorted, best first.
-    pub fn after_iteration(
+    pub fn after_iteration<T: Tally>(
         &mut self,
         it: &Judged,
-        worker: &mut Worker,
+        worker: &mut Worker<'_, T>,
         root: &Position,
         moves: &mut [RootMove],
         report: &mut dyn FnMut(SearchEvent),
@@ -224,6 +226,12 @@ impl Secondary {
                 options,
             );
             self.verdict = Some((v, moves[0].mv));
+            worker.tally.add(match v {
+                Verdict::Holds => Counter::Holds,
+                Verdict::FailedLow => Counter::FailedLow,
+                Verdict::Dropped => Counter::Dropped,
+                Verdict::Inconclusive => Counter::Inconclusive,
+            });
             if v.is_surprise() {
                 self.surprise_depth = it.depth as u32 + (v == Verdict::Dropped) as u32;
             }
@@ -261,8 +269,8 @@ impl Secondary {
 /// deeper search seeds the next window (`best.prev_score`). The parts of the deepening it
 /// reads come apart, so that this module does not depend on the one that calls it.
 #[allow(clippy::too_many_arguments)]
-fn judge(
-    worker: &mut Worker,
+fn judge<T: Tally>(
+    worker: &mut Worker<'_, T>,
     root: &Position,
     best: &mut RootMove,
     report: &mut dyn FnMut(SearchEvent),
@@ -372,8 +380,8 @@ pub fn count(v: Verdict) -> String {
 /// The search of the chosen move one ply deeper: `Holds`, `Dropped` or `Inconclusive`, and
 /// the score it found (an upper bound when it dropped). The worker's `stopped` flag stays set
 /// only when the search as a whole must stop (time, `stop`, node limit), not for the cap.
-pub fn verify(
-    worker: &mut Worker,
+pub fn verify<T: Tally>(
+    worker: &mut Worker<'_, T>,
     root: &Position,
     best: Move,
     score: i32,
@@ -390,6 +398,7 @@ pub fn verify(
     let child = worker.make(root, best, 0);
     let check = (worker.switches.check_extension && child.in_check()) as i32;
     // Expected to hold: the reply's node is then an all-node, not a cut-node.
+    worker.tally.next_move(root, best);
     let v = -worker.negamax::<false>(&child, -target, -target + 1, depth + check, 1, false);
     worker.node_limit = limit;
     if worker.stopped {
@@ -468,7 +477,16 @@ mod tests {
         td.prepare(&[], &options.evaluation);
         let control = SearchControl::new();
         let shared = AtomicU64::new(0);
-        let mut worker = Worker::for_root(&tt, &mut td, &control, &options, 0, &shared, false);
+        let mut worker = Worker::for_root(
+            &tt,
+            &mut td,
+            &control,
+            &options,
+            0,
+            &shared,
+            false,
+            super::super::tally::NoTally,
+        );
         let limits = Limits {
             depth: Some(depth),
             ..Default::default()
@@ -547,7 +565,16 @@ mod tests {
     ) -> Worker<'a> {
         crate::chess::attacks::init();
         td.prepare(&[], &options.evaluation);
-        let mut worker = Worker::for_root(tt, td, control, options, 0, shared, false);
+        let mut worker = Worker::for_root(
+            tt,
+            td,
+            control,
+            options,
+            0,
+            shared,
+            false,
+            super::super::tally::NoTally,
+        );
         worker.depth1_done = true;
         hit_pending(soft_ms)(&mut worker);
         worker

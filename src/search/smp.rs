@@ -16,6 +16,7 @@
 
 use super::control::SearchControl;
 use super::iterate::Deepening;
+use super::tally::{Counting, NoTally, SearchStats, Tally};
 use super::thread::ThreadData;
 use super::tt::TranspositionTable;
 use super::types::{Bound, Limits, LineInfo, Score, SearchEvent, SearchOptions, SearchResult};
@@ -56,6 +57,9 @@ pub struct HelperJob {
     /// Which search this is (set by `Pool::start`): a helper still unwinding from the last
     /// search leaves a result with the old number, which the new search must not take.
     pub search_id: u64,
+    /// A counting search (`stats on`): each helper counts for itself and adds its counts
+    /// here once, when it is done.
+    pub stats: Option<Arc<Mutex<SearchStats>>>,
 }
 
 /// What a helper is asked to do.
@@ -328,9 +332,28 @@ fn helper_loop(
     }
 }
 
+/// A helper's search, counting if the job asks for it.
+fn run_helper(job: &HelperJob, td: &mut ThreadData, id: usize) -> SearchResult {
+    match &job.stats {
+        None => helper_search(job, td, id, NoTally).0,
+        Some(sum) => {
+            let (result, counted) = helper_search(job, td, id, Counting::default());
+            sum.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .add_thread(&counted.stats);
+            result
+        }
+    }
+}
+
 /// A helper's search: iterative deepening without limits but the clock's hard deadline
 /// (until the main thread stops it), without reports, MultiPV or secondary search.
-fn run_helper(job: &HelperJob, td: &mut ThreadData, id: usize) -> SearchResult {
+fn helper_search<T: Tally>(
+    job: &HelperJob,
+    td: &mut ThreadData,
+    id: usize,
+    tally: T,
+) -> (SearchResult, T) {
     let limits = Limits {
         infinite: true,
         searchmoves: job.limits.searchmoves.clone(),
@@ -352,6 +375,7 @@ fn run_helper(job: &HelperJob, td: &mut ThreadData, id: usize) -> SearchResult {
         job.history.len(),
         &job.nodes,
         true,
+        tally,
     );
     let mut silent = |_: SearchEvent| {};
     let mut deepening = Deepening {
@@ -366,7 +390,7 @@ fn run_helper(job: &HelperJob, td: &mut ThreadData, id: usize) -> SearchResult {
     let result = deepening.run(&limits, &options);
     // Stop the others too: a helper that stopped by the deadline saw the time run out.
     job.control.stop();
-    result
+    (result, worker.tally)
 }
 
 /// Orders scores: mates first by distance, then centipawns.
@@ -382,11 +406,11 @@ fn score_key(s: Option<Score>) -> i64 {
 /// The result to play: the main thread's, unless a helper finished a deeper iteration with a
 /// score at least as good (then its line is reported, so the last PV starts with the move).
 /// With MultiPV the main thread's lines stand.
-pub fn choose(
+pub fn choose<T: Tally>(
     main: SearchResult,
     helpers: Vec<SearchResult>,
     multipv: usize,
-    worker: &Worker,
+    worker: &Worker<'_, T>,
     report: &mut dyn FnMut(SearchEvent),
 ) -> SearchResult {
     let nodes = worker.total_nodes();

@@ -7,6 +7,7 @@ use super::control::SearchControl;
 use super::faults::{fault_stall, Fault};
 use super::history::piece_to;
 use super::score::*;
+use super::tally::{NoTally, Tally};
 use super::thread::ThreadData;
 use super::time::TimeBudget;
 use super::tt::TranspositionTable;
@@ -47,8 +48,9 @@ impl Switches {
     }
 }
 
-/// One search in progress on one thread.
-pub struct Worker<'a> {
+/// One search in progress on one thread, counting what it does into `tally` (`NoTally`, the
+/// normal search: nothing; see `tally.rs`).
+pub struct Worker<'a, T: Tally = NoTally> {
     pub tt: &'a TranspositionTable,
     pub td: &'a mut ThreadData,
     pub control: &'a SearchControl,
@@ -102,6 +104,7 @@ pub struct Worker<'a> {
     pub ponder_deferred: bool,
     /// It did wait so: the move's thinking begins at the `ponderhit`.
     ponder_waited: bool,
+    pub tally: T,
 }
 
 /// A wait for a core this long tells a pondering thread that the machine is crowded
@@ -116,13 +119,14 @@ const CROWDED_FOR: std::time::Duration = std::time::Duration::from_millis(50);
 const PONDER_ON: std::time::Duration = std::time::Duration::from_millis(2);
 const PONDER_OFF: std::time::Duration = std::time::Duration::from_millis(40);
 
-impl<'a> Worker<'a> {
+impl<'a, T: Tally> Worker<'a, T> {
     pub fn new(
         tt: &'a TranspositionTable,
         td: &'a mut ThreadData,
         control: &'a SearchControl,
         switches: Switches,
-    ) -> Worker<'a> {
+        tally: T,
+    ) -> Worker<'a, T> {
         let now = Instant::now();
         Worker {
             tt,
@@ -155,12 +159,14 @@ impl<'a> Worker<'a> {
             helper_control: None,
             check_mask: 1023,
             panic_after_nodes: u64::MAX,
+            tally,
         }
     }
 
     /// A search of the root whose game history fills `td.keys[..root_idx]`, set up from the
     /// options (switches, tablebases) and counting its nodes into `shared_nodes` (a helper)
     /// or reading the helpers' count from it (the main thread).
+    #[allow(clippy::too_many_arguments)]
     pub fn for_root(
         tt: &'a TranspositionTable,
         td: &'a mut ThreadData,
@@ -169,8 +175,9 @@ impl<'a> Worker<'a> {
         root_idx: usize,
         shared_nodes: &'a AtomicU64,
         is_helper: bool,
-    ) -> Worker<'a> {
-        let mut worker = Worker::new(tt, td, control, Switches::from_options(options));
+        tally: T,
+    ) -> Worker<'a, T> {
+        let mut worker = Worker::new(tt, td, control, Switches::from_options(options), tally);
         worker.tablebases = options.tablebases.clone();
         worker.root_idx = root_idx;
         worker.shared_nodes = Some(shared_nodes);
@@ -546,7 +553,7 @@ mod tests {
         }
         let control = SearchControl::new();
         let switches = Switches::from_options(&SearchOptions::default());
-        let mut w = Worker::new(&tt, &mut td, &control, switches);
+        let mut w = Worker::new(&tt, &mut td, &control, switches, NoTally);
         w.root_idx = history.len();
         f(&mut w);
     }

@@ -55,8 +55,12 @@ pub enum Command {
     Bench(Option<u32>),
     /// `lecture D`: minimax, α-β and the engine on the current position (src/lecture/).
     Lecture(i64),
-    /// `tree D [minimax|alphabeta|ordered] [svg FILE] [dot FILE] [moves M…]`: the α-β tree.
+    /// `tree D [minimax|alphabeta|ordered|engine] [svg FILE] [dot FILE] [moves M…]`: the α-β
+    /// tree (`engine`: the engine's own search, with its prunings).
     Tree(TreeRequest),
+    /// `stats on|off`: count the searches from now on, or not; `stats`: what the last one
+    /// counted.
+    Stats(StatsRequest),
     /// OpenBench's `genfens N seed S book <None|file> [extra]`: openings for data generation.
     GenFens {
         count: u64,
@@ -100,6 +104,17 @@ pub fn parse(line: &str) -> Command {
             }
         }
         "tree" => return parse_tree(line),
+        "stats" => {
+            return match (
+                words.next().map(str::to_ascii_lowercase).as_deref(),
+                words.next(),
+            ) {
+                (None, _) => Command::Stats(StatsRequest::Show),
+                (Some("on"), None) => Command::Stats(StatsRequest::On),
+                (Some("off"), None) => Command::Stats(StatsRequest::Off),
+                _ => invalid(line, "stats takes on, off or nothing: stats [on|off]"),
+            }
+        }
         "bench" => {
             return match words.next().map(str::parse::<u32>) {
                 None => Command::Bench(None),
@@ -136,11 +151,21 @@ fn invalid(line: &str, reason: &str) -> Command {
     }
 }
 
+/// What `stats` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatsRequest {
+    /// The last search's counts.
+    Show,
+    On,
+    Off,
+}
+
 /// What `tree` is asked to draw.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct TreeRequest {
     pub depth: i64,
-    /// `minimax`, `alphabeta` (the default: the lecture's α-β, generator order) or `ordered`.
+    /// `minimax`, `alphabeta` (the default: the lecture's α-β, generator order), `ordered`,
+    /// or `engine` (the engine's own search).
     pub variant: String,
     pub svg: Option<String>,
     pub dot: Option<String>,
@@ -150,7 +175,7 @@ pub struct TreeRequest {
 
 fn parse_tree(line: &str) -> Command {
     const USAGE: &str =
-        "tree needs a depth: tree N [minimax|alphabeta|ordered] [svg FILE] [dot FILE] [moves M...]";
+        "tree needs a depth: tree N [minimax|alphabeta|ordered|engine] [svg FILE] [dot FILE] [moves M...]";
     let mut words = line.split_ascii_whitespace().skip(1);
     let Some(Ok(depth)) = words.next().map(str::parse::<i64>) else {
         return invalid(line, USAGE);
@@ -162,7 +187,7 @@ fn parse_tree(line: &str) -> Command {
     };
     while let Some(w) = words.next() {
         match w.to_ascii_lowercase().as_str() {
-            v @ ("minimax" | "alphabeta" | "ordered") => req.variant = v.into(),
+            v @ ("minimax" | "alphabeta" | "ordered" | "engine") => req.variant = v.into(),
             "svg" | "dot" => {
                 let Some(file) = words.next() else {
                     return invalid(line, USAGE);
@@ -176,7 +201,10 @@ fn parse_tree(line: &str) -> Command {
             "moves" => {
                 // Root moves up to the next keyword.
                 while let Some(m) = words.clone().next() {
-                    if matches!(m, "svg" | "dot" | "minimax" | "alphabeta" | "ordered") {
+                    if matches!(
+                        m,
+                        "svg" | "dot" | "minimax" | "alphabeta" | "ordered" | "engine"
+                    ) {
                         break;
                     }
                     req.moves.push(m.to_string());
@@ -692,5 +720,25 @@ mod tests {
         );
         assert!(matches!(parse("go perft x"), Command::Invalid { .. }));
         assert!(matches!(parse("go perft -1"), Command::Invalid { .. }));
+    }
+
+    #[test]
+    fn stats_takes_on_off_or_nothing_and_tree_an_engine_mode() {
+        assert_eq!(parse("stats"), Command::Stats(StatsRequest::Show));
+        assert_eq!(parse("Stats ON"), Command::Stats(StatsRequest::On));
+        assert_eq!(parse("stats off"), Command::Stats(StatsRequest::Off));
+        for bad in ["stats maybe", "stats on now"] {
+            assert!(matches!(parse(bad), Command::Invalid { .. }), "{bad}");
+        }
+        // Exact words: `statistics` is no `stats`.
+        assert!(!matches!(parse("statistics"), Command::Stats(_)));
+        match parse("tree 3 engine moves e2e4 d2d4 svg t.svg") {
+            Command::Tree(req) => {
+                assert_eq!(req.variant, "engine");
+                assert_eq!(req.moves, ["e2e4", "d2d4"]);
+                assert_eq!(req.svg.as_deref(), Some("t.svg"));
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::chess::{Color, Move, Position, Square};
 use crate::engine::options::{Kind, OptionSpec, Value};
-use crate::search::{Bound, LineInfo, Score, SearchEvent, SearchResult};
+use crate::search::{Bound, Counter, LineInfo, Score, SearchEvent, SearchResult, SearchStats};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Style {
@@ -207,6 +207,92 @@ pub fn option_line(spec: &OptionSpec) -> String {
         ),
         (kind, default) => unreachable!("option {name}: {kind:?} with default {default:?}"),
     }
+}
+
+/// `stats`: what the last search counted, one `info string stats <what> <name> <n> …` line
+/// per subject (protocol.md, "Search statistics").
+pub fn stats(s: &SearchStats) -> Vec<String> {
+    let n = |e: Counter| s.count(e);
+    let mut lines = vec![format!(
+        "nodes {} interior {} quiescence {} threads {}",
+        s.nodes(),
+        s.interior_nodes(),
+        s.quiescence_nodes(),
+        s.threads()
+    )];
+    for (ply, interior, quiescence) in s.plies() {
+        lines.push(format!(
+            "ply {ply} interior {interior} quiescence {quiescence}"
+        ));
+    }
+    let ebf = s.branching();
+    for &(depth, nodes) in s.iterations() {
+        let mut line = format!("iteration {depth} nodes {nodes}");
+        if let Some((_, b)) = ebf.iter().find(|(d, _)| *d == depth) {
+            line.push_str(&format!(" ebf {b:.2}"));
+        }
+        lines.push(line);
+    }
+    lines.extend([
+        format!(
+            "tt probes {} hits {} cutoffs {}",
+            n(Counter::TtProbe),
+            n(Counter::TtHit),
+            n(Counter::TtCut)
+        ),
+        format!(
+            "betacuts {} first {} firstshare {} quiescence {} standpat {}",
+            n(Counter::BetaCut),
+            n(Counter::FirstMoveCut),
+            s.first_move_share()
+                .map_or("-".to_string(), |f| format!("{f:.3}")),
+            n(Counter::QuiescenceCut),
+            n(Counter::StandPat)
+        ),
+        format!(
+            "nullmove tries {} cuts {}",
+            n(Counter::NullMoveTry),
+            n(Counter::NullMoveCut)
+        ),
+        format!(
+            "futility reverse {} moves {} delta {}",
+            n(Counter::ReverseFutility),
+            n(Counter::Futility),
+            n(Counter::Delta)
+        ),
+        format!("lmp moves {}", n(Counter::LateMovePrune)),
+        format!(
+            "lmr reductions {} researches {} iir {}",
+            n(Counter::LmrReduction),
+            n(Counter::LmrResearch),
+            n(Counter::Iir)
+        ),
+        format!(
+            "see quiet {} noisy {} quiescence {}",
+            n(Counter::SeeQuiet),
+            n(Counter::SeeNoisy),
+            n(Counter::SeeQuiescence)
+        ),
+        format!(
+            "extensions check {} singular {} double {} multicut {}",
+            n(Counter::CheckExtension),
+            n(Counter::SingularExtension),
+            n(Counter::DoubleExtension),
+            n(Counter::MultiCut)
+        ),
+        format!("tablebase cutoffs {}", n(Counter::Tablebase)),
+        format!(
+            "secondary holds {} faillows {} drops {} inconclusive {}",
+            n(Counter::Holds),
+            n(Counter::FailedLow),
+            n(Counter::Dropped),
+            n(Counter::Inconclusive)
+        ),
+    ]);
+    lines
+        .into_iter()
+        .map(|l| format!("info string stats {l}"))
+        .collect()
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use crate::chess::{perft, Position};
 use crate::engine::options::{self, Effect};
 use crate::engine::Engine;
 use crate::util::sched::{RecentWorst, RunQueueWait};
-use command::{Command, GoParams, PositionBase};
+use command::{Command, GoParams, PositionBase, StatsRequest};
 use output::Output;
 use std::collections::VecDeque;
 use std::io::{BufRead, Read};
@@ -287,6 +287,7 @@ impl Uci {
             Command::Bench(depth) => self.bench(depth),
             Command::Lecture(depth) => self.lecture(depth),
             Command::Tree(request) => self.tree(&request),
+            Command::Stats(request) => self.stats(request),
             Command::GenFens {
                 count,
                 seed,
@@ -442,7 +443,8 @@ impl Uci {
         }
     }
 
-    /// `tree D …`: the α-β tree of a small search, written as SVG and/or DOT.
+    /// `tree D …`: the α-β tree of a small search, written as SVG and/or DOT (`engine`: the
+    /// engine's own search, with the current search switches and evaluation).
     fn tree(&self, req: &command::TreeRequest) {
         let drawn = crate::lecture::draw(
             self.engine.position(),
@@ -451,10 +453,33 @@ impl Uci {
             &req.moves,
             req.svg.as_deref(),
             req.dot.as_deref(),
+            &self.engine.bench_options(),
         );
         match drawn {
             Ok(lines) => lines.iter().for_each(|l| self.out.info_string(l)),
             Err(e) => self.error(&format!("tree: {e}")),
+        }
+    }
+
+    /// `stats on|off`: count the searches from now on (or not); `stats`: what the last search
+    /// counted. Nothing is printed after a search by itself: play's output stays as it was.
+    fn stats(&mut self, request: StatsRequest) {
+        match request {
+            StatsRequest::On | StatsRequest::Off => {
+                let on = request == StatsRequest::On;
+                self.engine.set_counting(on);
+                self.out.info_string(if on {
+                    "stats on: the searches from now on are counted (a little slower, the same tree); 'stats' shows the last one's counts"
+                } else {
+                    "stats off"
+                });
+            }
+            StatsRequest::Show => match self.engine.last_stats() {
+                Some(stats) => format::stats(&stats).iter().for_each(|l| self.out.line(l)),
+                None => {
+                    self.error("stats: the last search was not counted (say 'stats on', then 'go')")
+                }
+            },
         }
     }
 
@@ -494,6 +519,8 @@ impl Uci {
             "  go [searchmoves ...] [ponder] [wtime|btime|winc|binc|movestogo|depth|nodes|mate|movetime <n>] [infinite]".into(),
             "  stop, ponderhit, quit".into(),
             "  d (board), eval, perft <n> | go perft <n>, bench [depth], help".into(),
+            "  lecture <depth>, tree <depth> [minimax|alphabeta|ordered|engine] [svg <file>] [dot <file>] [moves <m> ...]".into(),
+            "  stats on|off (count the searches from now on), stats (the last search's counts)".into(),
             "Options:".into(),
         ];
         for spec in options::listed() {
