@@ -55,7 +55,8 @@ impl Worker<'_> {
                 Some(h) if h.eval != NONE => h.eval,
                 _ => self.evaluate(pos, ply),
             };
-            best.score = sharpened(raw_eval, tt);
+            let corrected = clamp_eval(raw_eval + self.td.correction.correction(pos));
+            best.score = sharpened(corrected, tt);
             if best.score >= beta {
                 return best.score;
             }
