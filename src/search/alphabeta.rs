@@ -173,17 +173,19 @@ impl<T: Tally> Worker<'_, T> {
             }
         }
 
-        // Step 5. Static evaluation, sharpened by the table's bound when it says more.
-        let (raw_eval, eval) = if in_check {
-            (NONE, NONE)
+        // Step 5. Static evaluation, corrected by what searches found under the same pawns
+        // and pieces, then sharpened by the table's bound when it says more.
+        let (raw_eval, static_eval, eval) = if in_check {
+            (NONE, NONE, NONE)
         } else {
             let raw = match tt {
                 Some(h) if h.eval != NONE => h.eval,
                 _ => self.evaluate(pos, ply),
             };
-            (raw, sharpened(raw, tt))
+            let corrected = clamp_eval(raw + self.td.correction.correction(pos));
+            (raw, corrected, sharpened(corrected, tt))
         };
-        self.td.stack[ply].eval = raw_eval;
+        self.td.stack[ply].eval = static_eval;
         // Better than at our previous move (or the one before, if that was in check):
         // pruning may be bolder when we are not improving.
         let before = match ply {
@@ -191,7 +193,7 @@ impl<T: Tally> Worker<'_, T> {
             4.. => self.td.stack[ply - 4].eval,
             _ => NONE,
         };
-        let improving = !in_check && before != NONE && raw_eval > before;
+        let improving = !in_check && before != NONE && static_eval > before;
         self.td.stack[ply + 2].killers = [Move::NULL; 2];
 
         if !PV && !in_check && excluded.is_null() {
@@ -203,7 +205,7 @@ impl<T: Tally> Worker<'_, T> {
             // (this, Step 10's futility and delta pruning): +127 ± 45 Elo.
             if self.switches.futility
                 && depth <= RFP_DEPTH
-                && raw_eval - RFP_MARGIN * (depth - improving as i32) >= beta
+                && static_eval - RFP_MARGIN * (depth - improving as i32) >= beta
             {
                 self.tally.ended(Counter::ReverseFutility);
                 return (eval + beta) / 2;
@@ -513,11 +515,25 @@ impl<T: Tally> Worker<'_, T> {
             }
         }
 
-        // Step 16. Remember the result.
+        // Step 16. Remember the result: in the table (with the raw evaluation, which the
+        // correction is applied to afresh), and how far the evaluation was off — when the
+        // result is about the position rather than a capture's gain, and its bound says the
+        // error's sign.
         if excluded.is_null() {
             let bound = Bound::of_node(best.score, beta, PV && !best_move.is_null());
             self.tt
                 .store(key, ply, best_move, best.score, raw_eval, depth, bound);
+            if !in_check
+                && (best_move.is_null() || !is_noisy(pos, best_move))
+                && !is_mate(best.score)
+                && match bound {
+                    Bound::Lower => best.score > static_eval,
+                    Bound::Upper => best.score < static_eval,
+                    Bound::Exact => true,
+                }
+            {
+                self.td.correction.update(pos, depth, best.score, raw_eval);
+            }
         }
         best.score
     }

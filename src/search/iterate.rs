@@ -290,8 +290,11 @@ impl<T: Tally> Deepening<'_, '_, '_, T> {
         } else {
             (-INF, INF)
         };
+        // Each fail high searches the next window one ply shallower: the line is already
+        // known to be good, and the shallower search finds how good sooner.
+        let mut fail_highs = 0;
         loop {
-            let score = self.root_search(depth, alpha, beta, pv_idx);
+            let score = self.root_search((depth - fail_highs).max(1), alpha, beta, pv_idx);
             // Best first; moves that did not get a score this time keep their order.
             self.moves[pv_idx..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
             if self.worker.stopped {
@@ -305,10 +308,15 @@ impl<T: Tally> Deepening<'_, '_, '_, T> {
                 self.report_bound(pv_idx, depth);
                 beta = (alpha + beta) / 2;
                 alpha = (score - delta).max(-INF);
+                fail_highs = 0;
             } else if score >= beta {
                 self.moves[pv_idx].bound = Bound::Lower;
                 self.report_bound(pv_idx, depth);
+                // Raise alpha too: the true score is at least beta, so a window from just
+                // below it wastes nothing below.
+                alpha = alpha.max(beta - delta);
                 beta = (score + delta).min(INF);
+                fail_highs = (fail_highs + 1).min(3);
             } else {
                 self.moves[pv_idx].bound = Bound::Exact;
                 return failed_low;

@@ -8,6 +8,7 @@
 mod alphabeta;
 pub mod bench;
 mod control;
+mod correction;
 mod counter;
 mod faults;
 pub mod history;

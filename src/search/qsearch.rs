@@ -80,7 +80,8 @@ impl<T: Tally> Worker<'_, T> {
                 Some(h) if h.eval != NONE => h.eval,
                 _ => self.evaluate(pos, ply),
             };
-            best.score = sharpened(raw_eval, tt);
+            let corrected = clamp_eval(raw_eval + self.td.correction.correction(pos));
+            best.score = sharpened(corrected, tt);
             if best.score >= beta {
                 self.tally.ended(Counter::StandPat);
                 return best.score;

@@ -2,6 +2,7 @@
 //! frames for the current line, its PV table, the keys of the game and the line, and its
 //! evaluator (whose state, such as a network's accumulators, follows the line being searched).
 
+use super::correction::CorrectionHistory;
 use super::history::{Histories, PieceTo};
 use super::score::{MAX_PLY, NONE};
 use crate::chess::Move;
@@ -41,6 +42,7 @@ impl Frame {
 /// One search thread's own data (the transposition table is shared).
 pub struct ThreadData {
     pub history: Box<Histories>,
+    pub correction: Box<CorrectionHistory>,
     pub stack: [Frame; MAX_PLY + 4],
     /// Triangular PV table: `pv[ply][ply..pv_len[ply]]` is the best line found from `ply`.
     pub pv: [[Move; MAX_PLY + 1]; MAX_PLY + 1],
@@ -53,12 +55,15 @@ pub struct ThreadData {
 impl ThreadData {
     /// Bytes one thread's data takes on the heap once it has searched (the keys, a few KB,
     /// left out): what a helper costs beyond its stack.
-    pub const HEAP_BYTES: usize =
-        std::mem::size_of::<ThreadData>() + Histories::HEAP_BYTES + Evaluator::HEAP_BYTES;
+    pub const HEAP_BYTES: usize = std::mem::size_of::<ThreadData>()
+        + Histories::HEAP_BYTES
+        + std::mem::size_of::<CorrectionHistory>()
+        + Evaluator::HEAP_BYTES;
 
     pub fn new() -> Box<ThreadData> {
         Box::new(ThreadData {
             history: Histories::new(),
+            correction: CorrectionHistory::new(),
             stack: [Frame::EMPTY; MAX_PLY + 4],
             pv: [[Move::NULL; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
@@ -78,6 +83,7 @@ impl ThreadData {
     /// Forgets what was learnt (`ucinewgame`).
     pub fn clear(&mut self) {
         self.history.clear();
+        self.correction.clear();
         self.stack = [Frame::EMPTY; MAX_PLY + 4];
         self.eval.clear();
     }
