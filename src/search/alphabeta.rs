@@ -21,8 +21,8 @@ use crate::tablebase::Wdl;
 const MAX_TRIED: usize = 64;
 
 // The Elo figures in the step comments: the engine with all defaults against the engine with
-// that one option changed, 200 games at 1+0.01 (`scripts/ablation`, 2026-11-30, commit 51c9c53,
-// ± 95%); an option covers every rule that names it. docs/search.md, "What each method is worth".
+// that one option changed (± 95%); an option covers every rule that names it. How they were
+// measured: docs/search.md, "What each method is worth".
 //
 // The pruning rules' margins and depth limits. The WAC figures in the comments are positions
 // of `../shared/suites/wac.epd` solved (right move found and kept) within 60k nodes

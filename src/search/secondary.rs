@@ -51,7 +51,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub const MIN_DEPTH: i32 = 6;
 /// The verdict is taken once the thinking time reaches this fraction of the soft target.
 /// At 0.55 (a hold then played the move before the plain target: 12% less time a move) it
-/// lost 63 ± 47 Elo at 8+0.08 (100 games, commit 1bfdc88); at 1, it checks the move the
+/// lost 63 ± 47 Elo at 8+0.08 (docs/secondary-search.md); at 1, it checks the move the
 /// plain time manager has chosen, as the lecture says.
 pub const KAPPA: f64 = 1.0;
 /// A drop of the chosen move by more than this (cp) is a surprise.
@@ -71,7 +71,7 @@ pub const EXPECTED_KAPPA: f64 = 0.4;
 pub const TARGET_RAISE: f64 = 1.15;
 
 /// The placebo checks this share of moves (%) early, chosen by a coin: as many as the real
-/// method checks on the expected line (50.6% of its moves at 8+0.08, commit 7f7eb42).
+/// method checks on the expected line (about half of its moves at 8+0.08).
 pub const PLACEBO_PLANNED: u32 = 50;
 
 /// The line a search expected, as the next search needs it: the key of the position after

@@ -25,8 +25,8 @@ const DEFAULT_MOVES_TO_GO: i64 = 30;
 /// cores. Then the engine's own threads crowd the cores at the deadline, and the recent waits
 /// measured (`Limits::machine_delay_ms`) can be near nothing just before a long one: with
 /// `Threads 4` on two cores at 0.05 s a move, two games at a time, the answer's guard waited
-/// up to 21 ms for a core, and the soaks on 3e93c18 and 37ac253 each lost a game on time
-/// there (6.4 and 0.4 ms over) with 0–5 ms kept. (docs/robustness.md, "Time".)
+/// up to 21 ms for a core, and two soaks each lost a game on time there (6.4 and 0.4 ms over)
+/// with 0–5 ms kept (docs/robustness.md, "Time").
 pub const OVERSUBSCRIBED_RESERVE_MS: u64 = 20;
 
 /// The budget for this move, or `None` when no clock applies (depth, nodes, mate, infinite).
