@@ -279,7 +279,11 @@ pub fn to_dot(rec: &Recorder, title: &str) -> String {
 }
 
 const SLOT: f64 = 70.0;
-const LEVEL: f64 = 96.0;
+const LEVEL: f64 = 120.0;
+/// How far below a node's centre its labels (value, window, why it ended) reach: the lines to
+/// its children start there, so that they never cross its text.
+const LABELS: f64 = 42.0;
+const LABELS_ENDED: f64 = 52.0;
 const MARGIN: f64 = 40.0;
 
 /// A self-contained SVG (no external program): children left to right in search order,
@@ -298,11 +302,25 @@ pub fn to_svg(rec: &Recorder, title: &str) -> String {
     for (i, node) in rec.nodes.iter().enumerate() {
         level[i] = node.parent.map_or(0, |p| level[p] + 1);
     }
-    let rows = level.iter().max().map_or(1, |l| l + 2);
+    // The deepest row holding a node or a greyed stub (a stub sits a row below its node).
+    let deepest = rec
+        .nodes
+        .iter()
+        .zip(&level)
+        .map(|(node, &l)| l + usize::from(node.stubs().next().is_some()))
+        .max()
+        .unwrap_or(0);
     let engine = has_engine_marks(rec);
     let width = slot.max(1.0) * SLOT + 2.0 * MARGIN;
-    let height = rows as f64 * LEVEL + 2.0 * MARGIN + 40.0;
     let y = |level: usize| MARGIN + 40.0 + level as f64 * LEVEL;
+    let height = y(deepest) + LABELS_ENDED + MARGIN;
+    let below = |node: &Node| {
+        if node.ended.is_some() {
+            LABELS_ENDED
+        } else {
+            LABELS
+        }
+    };
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -330,21 +348,25 @@ pub fn to_svg(rec: &Recorder, title: &str) -> String {
     // Edges first, so nodes are drawn over them.
     for (i, node) in rec.nodes.iter().enumerate() {
         if let Some(p) = node.parent {
-            let (x1, y1, x2, y2) = (x[p], y(level[p]) + 12.0, x[i], y(level[i]) - 12.0);
+            let parent = &rec.nodes[p];
+            let (x1, y1, x2, y2) = (x[p], y(level[p]) + below(parent), x[i], y(level[i]) - 12.0);
             let _ = writeln!(
                 s,
                 "<line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke=\"#333\"/>"
             );
+            // The move's name nearer the child, where the lines have spread apart, on a white
+            // halo so that a line crossing it does not hide it.
             let _ = writeln!(
                 s,
-                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"middle\" fill=\"#036\">{}</text>",
-                (x1 + x2) / 2.0,
-                (y1 + y2) / 2.0,
+                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"middle\" fill=\"#036\" \
+                 stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">{}</text>",
+                x1 + 0.6 * (x2 - x1),
+                y1 + 0.6 * (y2 - y1) + 3.0,
                 escape(&node.san)
             );
         }
         for (stub, &sx) in node.stubs().zip(&stub_x[i]) {
-            let (x1, y1, y2) = (x[i], y(level[i]) + 12.0, y(level[i] + 1) - 8.0);
+            let (x1, y1, y2) = (x[i], y(level[i]) + below(node), y(level[i] + 1) - 8.0);
             let _ = writeln!(
                 s,
                 "<line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{sx:.1}\" y2=\"{y2:.1}\" stroke=\"#aaa\" stroke-dasharray=\"4 3\"/>"
