@@ -11,31 +11,120 @@
 //! `FEN<TAB>move:weight move:weight ...` with the moves Brudno's reader finds (castling as
 //! `e1g1`), in file order.
 
+use crate::cli::{self, print_help, unknown, Arg, Args, Parsed};
 use crate::pgn::{PgnError, PgnGame, PgnReader};
-use anyhow::{bail, Context, Result};
+use crate::progress::Reading;
+use crate::usage_error;
+use anyhow::{Context, Result};
 use brudno::book::maker::{write_entries, BookMaker, MakerOptions};
 use brudno::book::Book;
 use brudno::chess::Position;
 use std::io::{BufRead, Write};
 
-pub const USAGE: &str = "\
-usage: brudno-tools book build --pgn FILE[.gz] [--max-ply N] [--min-games K] [--min-share PERCENT] --out FILE
+/// `book --help` (and `book build --help`, `book probe --help`), with the defaults.
+pub fn usage() -> String {
+    let d = MakerOptions::default();
+    format!(
+        "\
+Usage: brudno-tools book build --pgn FILE[.gz] --out FILE [OPTIONS]
        brudno-tools book probe BOOK < fens
-  build  a Polyglot book from the games' first N plies (defaults: --max-ply 32 --min-games 3
-         --min-share 5, what src/book/default.bin is made with); games from a set-up position
-         (a FEN tag), of another variant or without a result are left out
-  probe  for each FEN line of stdin: FEN<TAB>move:weight ... as Brudno's book reader finds them";
+
+build: a Polyglot book from the games' first plies; games from a set-up position (a FEN tag),
+of another variant or without a result are left out. The defaults are what
+src/book/default.bin is made with (scripts/make-book). Progress goes to stderr.
+probe: for each FEN line of stdin, FEN<TAB>move:weight ... as Brudno's book reader finds them.
+Exit codes: 0 done, 1 failure, 2 a bad command line.
+
+build's options (default in brackets):
+  --pgn FILE            the games, plain or gzip (required)
+  --out FILE            the book to write (required)
+  --max-ply N           only the first N plies of each game [{max_ply}]
+  --min-games K         a move enters the book after K games [{min_games}]
+  --min-share PERCENT   leave out a move weighing less than this share of the position's
+                        best move [{min_share}]
+  -h, --help            this text",
+        max_ply = d.max_ply,
+        min_games = d.min_games,
+        min_share = d.min_share_percent,
+    )
+}
+
+/// What `book` does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BookCommand {
+    Build {
+        pgn: String,
+        out: String,
+        options: MakerOptions,
+    },
+    Probe {
+        book: String,
+    },
+}
+
+/// Reads the arguments after `book`.
+pub fn parse_args(args: &[String]) -> cli::Result<Parsed<BookCommand>> {
+    let mut a = Args::new(args);
+    match a.next_arg()? {
+        Some(Arg::Help) => Ok(Parsed::Help),
+        Some(Arg::Positional(c)) if c == "build" => parse_build(&mut a),
+        Some(Arg::Positional(c)) if c == "probe" => {
+            let book = match a.next_arg()? {
+                Some(Arg::Help) => return Ok(Parsed::Help),
+                Some(Arg::Positional(book)) => book,
+                Some(Arg::Option(name)) => return Err(unknown(&name)),
+                None => return usage_error!("probe needs the book file"),
+            };
+            match a.next_arg()? {
+                None => Ok(Parsed::Run(BookCommand::Probe { book })),
+                Some(Arg::Help) => Ok(Parsed::Help),
+                Some(Arg::Option(name)) => Err(unknown(&name)),
+                Some(Arg::Positional(v)) => usage_error!("probe takes one book, not also {v:?}"),
+            }
+        }
+        Some(Arg::Positional(c)) => usage_error!("expected build or probe, not {c:?}"),
+        Some(Arg::Option(name)) => usage_error!("expected build or probe, not --{name}"),
+        None => usage_error!("expected build or probe"),
+    }
+}
+
+fn parse_build(a: &mut Args) -> cli::Result<Parsed<BookCommand>> {
+    let mut options = MakerOptions::default();
+    let (mut pgn, mut out) = (None, None);
+    while let Some(arg) = a.next_arg()? {
+        let name = match arg {
+            Arg::Help => return Ok(Parsed::Help),
+            Arg::Option(name) => name,
+            Arg::Positional(v) => return usage_error!("unexpected argument {v:?}"),
+        };
+        let n = name.as_str();
+        match n {
+            "pgn" => pgn = Some(a.text(n)?),
+            "out" => out = Some(a.text(n)?),
+            "max-ply" => options.max_ply = a.number_in(n, 1, 10_000)?,
+            "min-games" => options.min_games = a.number(n)?,
+            "min-share" => options.min_share_percent = a.number_in(n, 0, 100)?,
+            _ => return Err(unknown(n)),
+        }
+    }
+    let Some(pgn) = pgn else {
+        return usage_error!("--pgn is required");
+    };
+    let Some(out) = out else {
+        return usage_error!("--out is required");
+    };
+    Ok(Parsed::Run(BookCommand::Build { pgn, out, options }))
+}
 
 /// `brudno-tools book …`.
 pub fn run(args: &[String]) -> Result<()> {
-    match args.first().map(String::as_str) {
-        Some("build") => build(&args[1..]),
-        Some("probe") if args.len() == 2 => probe(&args[1]),
-        Some("-h" | "--help") => {
-            println!("{USAGE}");
+    match parse_args(args)? {
+        Parsed::Help => {
+            print_help(&usage());
             Ok(())
         }
-        _ => bail!("{USAGE}"),
+        Parsed::Run(BookCommand::Build { pgn, out, options }) => build(&pgn, &out, options),
+        Parsed::Run(BookCommand::Probe { book }) => probe(&book),
     }
 }
 
@@ -47,16 +136,27 @@ pub struct Skipped {
     pub set_up: usize,
 }
 
-/// Feeds the games of a PGN text to the maker; returns what was left out.
-pub fn add_games(maker: &mut BookMaker, input: impl BufRead) -> Result<Skipped> {
+/// Feeds the games of a PGN text to the maker; returns what was left out. `reading` is told
+/// the games read so far.
+pub fn add_games(
+    maker: &mut BookMaker,
+    input: impl BufRead,
+    mut reading: Option<&mut Reading>,
+) -> Result<Skipped> {
     let mut skipped = Skipped::default();
-    for game in PgnReader::new(input) {
+    for (read, game) in PgnReader::new(input).enumerate() {
+        if let Some(r) = reading.as_deref_mut() {
+            r.tick(read);
+        }
         let game = match game {
             Ok(game) => game,
             Err(PgnError::Io(e)) => return Err(e).context("reading the games"),
             Err(e) => {
                 skipped.unreadable += 1;
                 if skipped.unreadable <= 5 {
+                    if let Some(r) = reading.as_deref_mut() {
+                        r.clear();
+                    }
                     eprintln!("skipped: {e}");
                 }
                 continue;
@@ -82,36 +182,17 @@ fn from_standard_start(game: &PgnGame) -> bool {
             .is_none_or(|v| v.eq_ignore_ascii_case("standard"))
 }
 
-fn build(args: &[String]) -> Result<()> {
-    let mut options = MakerOptions::default();
-    let (mut pgn, mut out) = (None, None);
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut value = || {
-            it.next()
-                .cloned()
-                .with_context(|| format!("{a} needs a value\n{USAGE}"))
-        };
-        match a.as_str() {
-            "--pgn" => pgn = Some(value()?),
-            "--out" => out = Some(value()?),
-            "--max-ply" => options.max_ply = value()?.parse().context("--max-ply N")?,
-            "--min-games" => options.min_games = value()?.parse().context("--min-games K")?,
-            "--min-share" => {
-                options.min_share_percent = value()?.parse().context("--min-share PERCENT")?
-            }
-            other => bail!("unknown option '{other}'\n{USAGE}"),
-        }
-    }
-    let (Some(pgn), Some(out)) = (pgn, out) else {
-        bail!("--pgn and --out are needed\n{USAGE}");
-    };
+fn build(pgn: &str, out: &str, options: MakerOptions) -> Result<()> {
     let mut maker = BookMaker::new(options);
-    let skipped = add_games(&mut maker, crate::input::open(&pgn)?)?;
+    let input = crate::input::open_counted(pgn)?;
+    let mut reading = Reading::new("book", "games", &[pgn]);
+    reading.file(&input);
+    let skipped = add_games(&mut maker, input.reader, Some(&mut reading))?;
+    reading.clear();
     let entries = maker.entries();
     let bytes = write_entries(&entries);
     let keys = entries.windows(2).filter(|w| w[0].key != w[1].key).count() + 1;
-    std::fs::write(&out, &bytes).with_context(|| format!("writing {out}"))?;
+    std::fs::write(out, &bytes).with_context(|| format!("writing {out}"))?;
     eprintln!(
         "{} games of {pgn} ({} unreadable, {} without a result, {} from a set-up position left out), \
          max ply {}, min games {}, min share {}%: {} entries for {keys} positions, {} bytes -> {out}",
@@ -169,7 +250,7 @@ mod tests {
             min_share_percent: 0,
         };
         let mut from_pgn = BookMaker::new(options);
-        let skipped = add_games(&mut from_pgn, pgn.as_bytes()).unwrap();
+        let skipped = add_games(&mut from_pgn, pgn.as_bytes(), None).unwrap();
         assert_eq!(
             skipped,
             Skipped {
@@ -196,5 +277,74 @@ mod tests {
         }
         assert_eq!(from_pgn.games(), 2);
         assert_eq!(from_pgn.to_bytes(), by_hand.to_bytes());
+    }
+
+    fn parse(line: &str) -> cli::Result<Parsed<BookCommand>> {
+        parse_args(&cli::words(line))
+    }
+
+    #[test]
+    fn the_command_line() {
+        assert_eq!(
+            parse("build --pgn g.pgn --out b.bin --max-ply 20 --min-share=0"),
+            Ok(Parsed::Run(BookCommand::Build {
+                pgn: "g.pgn".into(),
+                out: "b.bin".into(),
+                options: MakerOptions {
+                    max_ply: 20,
+                    min_share_percent: 0,
+                    ..MakerOptions::default()
+                }
+            }))
+        );
+        assert_eq!(
+            parse("probe b.bin"),
+            Ok(Parsed::Run(BookCommand::Probe {
+                book: "b.bin".into()
+            }))
+        );
+        for line in [
+            "--help",
+            "-h",
+            "build --help",
+            "build --pgn g -h",
+            "probe -h",
+        ] {
+            assert_eq!(parse(line), Ok(Parsed::Help), "{line}");
+        }
+        for (line, says) in [
+            ("", "expected build or probe"),
+            ("make", "expected build or probe, not \"make\""),
+            ("build --out b", "--pgn is required"),
+            ("build --pgn g", "--out is required"),
+            (
+                "build --pgn g --out b --max-ply x",
+                "--max-ply x: not a whole number",
+            ),
+            (
+                "build --pgn g --out b --min-share 101",
+                "--min-share 101: out of range",
+            ),
+            ("build --pgn g --out b --depth 3", "unknown option --depth"),
+            ("probe", "probe needs the book file"),
+            ("probe a b", "probe takes one book"),
+        ] {
+            let e = parse(line).expect_err(line).0;
+            assert!(e.contains(says), "{line}: {e}");
+        }
+        // The help gives the defaults the maker has.
+        let d = MakerOptions::default();
+        let h = usage();
+        assert!(
+            h.contains(&format!(
+                "--max-ply N           only the first N plies of each game [{}]",
+                d.max_ply
+            )),
+            "{h}"
+        );
+        assert!(
+            h.contains(&format!("[{}]", d.min_games))
+                && h.contains(&format!("[{}]", d.min_share_percent))
+        );
     }
 }

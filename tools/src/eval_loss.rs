@@ -3,49 +3,102 @@
 //! network must beat, and any network files given. The loss is the trainer's: mean of
 //! (sigmoid(eval / 400) − target)², target = wdl · result + (1 − wdl) · sigmoid(score / 400).
 
-use anyhow::{bail, Context, Result};
+use crate::cli::{self, print_help, unknown, Arg, Args, Parsed};
+use crate::progress::{self, Progress};
+use crate::usage_error;
+use anyhow::{Context, Result};
 use brudno::datagen::format::{Filter, GameReader};
 use brudno::eval::nnue::Network;
+use std::time::Instant;
 
-const USAGE: &str = "\
-usage: brudno-tools eval-loss --data FILE.vf... [--net FILE.nnue]... [--wdl 0.3] [--max-positions N]";
+/// What `eval-loss` measures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    pub data: Vec<String>,
+    pub nets: Vec<String>,
+    /// The weight of the game result in the target, as the trainer's `--wdl`.
+    pub wdl: f64,
+    pub max_positions: Option<usize>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            data: Vec::new(),
+            nets: Vec::new(),
+            wdl: 0.3,
+            max_positions: None,
+        }
+    }
+}
+
+/// `eval-loss --help`, with the defaults.
+pub fn usage() -> String {
+    let d = Options::default();
+    format!(
+        "\
+Usage: brudno-tools eval-loss --data FILE.vf... [--net FILE.nnue...] [OPTIONS]
+
+How well evaluations predict the training targets on the positions the trainer keeps:
+material only (the floor), the hand-crafted evaluation, then each network given. For each:
+the trainer's loss, the correlation with the search's score and the scale k in
+score = k x eval. Exit codes: 0 done, 1 failure, 2 a bad command line.
+
+Options (default in brackets):
+  --data FILE...        datagen files (required)
+  --net FILE...         network files to measure besides the built-in evaluations [none]
+  --wdl X               weight of the game result in the target; 1 - X on the score [{wdl}]
+  --max-positions N     stop after N positions [all]
+  -h, --help            this text",
+        wdl = d.wdl
+    )
+}
+
+impl Options {
+    /// Reads the options after `eval-loss`.
+    pub fn from_args(args: &[String]) -> cli::Result<Parsed<Options>> {
+        let mut o = Options::default();
+        let mut a = Args::new(args);
+        while let Some(arg) = a.next_arg()? {
+            let name = match arg {
+                Arg::Help => return Ok(Parsed::Help),
+                Arg::Option(name) => name,
+                Arg::Positional(v) => return usage_error!("unexpected argument {v:?}"),
+            };
+            let n = name.as_str();
+            match n {
+                "data" => o.data.extend(a.values(n)?),
+                "net" => o.nets.extend(a.values(n)?),
+                "wdl" => o.wdl = a.number_in(n, 0.0, 1.0)?,
+                "max-positions" => o.max_positions = Some(a.number(n)?),
+                _ => return Err(unknown(n)),
+            }
+        }
+        if o.data.is_empty() {
+            return usage_error!("--data is required");
+        }
+        Ok(Parsed::Run(o))
+    }
+}
 
 fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
+/// `brudno-tools eval-loss …`.
 pub fn command(args: &[String]) -> Result<()> {
-    let (mut data, mut nets, mut wdl, mut max) = (Vec::new(), Vec::new(), 0.3f64, usize::MAX);
-    let mut it = args.iter();
-    let mut list: Option<&str> = None;
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--data" | "--net" => list = Some(a.as_str()),
-            "--wdl" => wdl = it.next().context(USAGE)?.parse().context("--wdl")?,
-            "--max-positions" => {
-                max = it
-                    .next()
-                    .context(USAGE)?
-                    .parse()
-                    .context("--max-positions")?
-            }
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(());
-            }
-            path => match list {
-                Some("--data") => data.push(path.to_string()),
-                Some("--net") => nets.push(path.to_string()),
-                _ => bail!("{USAGE}"),
-            },
+    let o = match Options::from_args(args)? {
+        Parsed::Run(o) => o,
+        Parsed::Help => {
+            print_help(&usage());
+            return Ok(());
         }
-    }
-    if data.is_empty() {
-        bail!("{USAGE}");
-    }
+    };
+    let (wdl, max) = (o.wdl, o.max_positions.unwrap_or(usize::MAX));
     brudno::chess::attacks::init();
     brudno::endgame::kpk::init();
-    let nets: Vec<(String, Box<Network>)> = nets
+    let nets: Vec<(String, Box<Network>)> = o
+        .nets
         .into_iter()
         .map(|p| {
             let bytes = std::fs::read(&p).with_context(|| p.clone())?;
@@ -56,7 +109,7 @@ pub fn command(args: &[String]) -> Result<()> {
         })
         .collect::<Result<_>>()?;
     let networks: Vec<&Network> = nets.iter().map(|(_, n)| n.as_ref()).collect();
-    let (n, fits) = losses(&data, &networks, wdl, max)?;
+    let (n, fits) = losses(&o.data, &networks, wdl, max)?;
     println!("{n} positions, wdl {wdl}");
     let names = [
         "material only (the floor)".to_string(),
@@ -149,7 +202,9 @@ pub fn losses(
     let filter = Filter::default();
     let mut sums: Vec<Sums> = (0..2 + nets.len()).map(|_| Sums::default()).collect();
     let mut n = 0usize;
-    'files: for path in data {
+    let mut progress = Progress::stderr(progress::LOG_SECS);
+    let start = Instant::now();
+    'files: for (k, path) in data.iter().enumerate() {
         let bytes = std::fs::read(path).with_context(|| path.clone())?;
         for game in GameReader::new(&bytes) {
             let Ok(game) = game else { break };
@@ -165,6 +220,15 @@ pub fn losses(
                 if n >= max {
                     break 'files;
                 }
+                if n.is_multiple_of(1024) && progress.due() {
+                    progress.show(&format!(
+                        "eval-loss: file {}/{}, {} positions, {}/s",
+                        k + 1,
+                        data.len(),
+                        progress::count(n as f64),
+                        progress::rate(n as f64, start.elapsed().as_secs_f64())
+                    ));
+                }
             }
         }
     }
@@ -176,6 +240,41 @@ mod tests {
     use super::*;
     use brudno::datagen::{GamePlayer, Settings};
     use brudno::util::Rng;
+
+    fn parse(line: &str) -> cli::Result<Parsed<Options>> {
+        Options::from_args(&cli::words(line))
+    }
+
+    #[test]
+    fn the_command_line() {
+        assert_eq!(
+            parse("--data a.vf b.vf --net n1.nnue --wdl 0 --net n2.nnue --max-positions 5"),
+            Ok(Parsed::Run(Options {
+                data: vec!["a.vf".into(), "b.vf".into()],
+                nets: vec!["n1.nnue".into(), "n2.nnue".into()],
+                wdl: 0.0,
+                max_positions: Some(5),
+            }))
+        );
+        let d = parse("--data a.vf").unwrap().run().unwrap();
+        assert_eq!((d.wdl, d.max_positions), (Options::default().wdl, None));
+        assert!(usage().contains(&format!("[{}]", Options::default().wdl)));
+        assert_eq!(parse("--data a.vf -h"), Ok(Parsed::Help));
+        for (line, says) in [
+            ("", "--data is required"),
+            ("--data a.vf --wdl 1.5", "--wdl 1.5: out of range (0 to 1)"),
+            ("--data a.vf --wdl", "--wdl needs a value"),
+            (
+                "--data a.vf --max-positions lots",
+                "--max-positions lots: not a whole number",
+            ),
+            ("--data a.vf --nets n", "unknown option --nets"),
+            ("--data a.vf --wdl 0 b.vf", "unexpected argument \"b.vf\""),
+        ] {
+            let e = parse(line).expect_err(line).0;
+            assert!(e.contains(says), "{line}: {e}");
+        }
+    }
 
     #[test]
     fn a_zero_network_predicts_one_half_and_the_hce_does_better() {

@@ -15,19 +15,90 @@
 //! The output file is appended to, one whole game at a time; a partial game at its end (a run
 //! that was killed) is cut off first, as `brudno datagen` does with its streams.
 
+use crate::cli::{self, print_help, unknown, Arg, Args, Parsed};
 use crate::pgn::{PgnError, PgnGame, PgnReader};
+use crate::progress::Reading;
+use crate::usage_error;
 use anyhow::{bail, Context, Result};
 use brudno::chess::{Color, Outcome};
 use brudno::datagen::format::{whole_games, FormatError, GameRecord};
 use std::io::Write;
 use std::path::Path;
 
-pub const USAGE: &str = "\
-usage: brudno-tools pgn-to-data --out FILE.vf [--players NAME|any] PGN...
-  --out FILE      training data to append the games to (created if missing)
-  --players NAME  keep only games whose both players' names start with NAME, in any case
-                  (default Brudno); `any` keeps every game
-  PGN             fastchess/cutechess games with `{score/depth time}` move comments, plain or gzip";
+/// Whose games are kept unless `--players` says otherwise.
+pub const DEFAULT_PLAYERS: &str = "Brudno";
+
+/// What `pgn-to-data` converts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    pub out: String,
+    /// The start of both players' names; `None`: any players.
+    pub players: Option<String>,
+    pub inputs: Vec<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            out: String::new(),
+            players: Some(DEFAULT_PLAYERS.to_string()),
+            inputs: Vec::new(),
+        }
+    }
+}
+
+/// `pgn-to-data --help`, with the default.
+pub fn usage() -> String {
+    let players = Options::default().players.unwrap_or_else(|| "any".into());
+    format!(
+        "\
+Usage: brudno-tools pgn-to-data --out FILE.vf [--players NAME|any] PGN...
+
+Appends the games of fastchess/cutechess PGNs, with each move's score in its comment
+(`{{score/depth time}}`), to a training data file, one whole game at a time; a partial game at
+the file's end (a killed run) is cut off first. Progress goes to stderr. Exit codes: 0 done,
+1 failure, 2 a bad command line.
+
+Options (default in brackets):
+  --out FILE        training data to append the games to, created if missing (required)
+  --players NAME    keep only games whose both players' names start with NAME, in any
+                    case; `any` keeps every game [{players}]
+  PGN...            the games, plain or gzip (at least one)
+  -h, --help        this text"
+    )
+}
+
+/// Reads the arguments after `pgn-to-data`.
+pub fn parse_args(args: &[String]) -> cli::Result<Parsed<Options>> {
+    let mut o = Options::default();
+    let mut a = Args::new(args);
+    while let Some(arg) = a.next_arg()? {
+        let name = match arg {
+            Arg::Help => return Ok(Parsed::Help),
+            Arg::Option(name) => name,
+            Arg::Positional(pgn) => {
+                o.inputs.push(pgn);
+                continue;
+            }
+        };
+        let n = name.as_str();
+        match n {
+            "out" => o.out = a.text(n)?,
+            "players" => {
+                let players = a.text(n)?;
+                o.players = (!players.eq_ignore_ascii_case("any")).then_some(players);
+            }
+            _ => return Err(unknown(n)),
+        }
+    }
+    if o.out.is_empty() {
+        return usage_error!("--out is required");
+    }
+    if o.inputs.is_empty() {
+        return usage_error!("no PGN files given");
+    }
+    Ok(Parsed::Run(o))
+}
 
 /// The score `brudno datagen` records for a mate (White's view: + White mates).
 pub const MATE: i16 = 32_000;
@@ -64,29 +135,17 @@ pub enum Skip {
 
 /// `brudno-tools pgn-to-data …`.
 pub fn run(args: &[String]) -> Result<()> {
-    let (mut out, mut players, mut inputs) = (None, Some("Brudno".to_string()), Vec::new());
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--out" => out = Some(it.next().context("--out needs a file")?.clone()),
-            "--players" => {
-                let name = it.next().context("--players needs a name or `any`")?;
-                players = (!name.eq_ignore_ascii_case("any")).then(|| name.clone());
-            }
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(());
-            }
-            s if s.starts_with("--") => bail!("unknown option '{s}'\n{USAGE}"),
-            _ => inputs.push(a.clone()),
+    let Options {
+        out,
+        players,
+        inputs,
+    } = match parse_args(args)? {
+        Parsed::Run(o) => o,
+        Parsed::Help => {
+            print_help(&usage());
+            return Ok(());
         }
-    }
-    let Some(out) = out else {
-        bail!("--out is needed\n{USAGE}");
     };
-    if inputs.is_empty() {
-        bail!("no PGN files given\n{USAGE}");
-    }
     let s = convert(&inputs, Path::new(&out), players.as_deref())?;
     if s.cut_off > 0 {
         eprintln!(
@@ -122,8 +181,12 @@ pub fn convert(inputs: &[String], out: &Path, players: Option<&str>) -> Result<S
         .with_context(|| format!("opening {}", out.display()))?;
     let mut file = std::io::BufWriter::new(file);
     let mut bytes = Vec::new();
+    let mut reading = Reading::new("pgn-to-data", "games", inputs);
     for path in inputs {
-        for game in PgnReader::new(crate::input::open(path)?) {
+        let input = crate::input::open_counted(path)?;
+        reading.file(&input);
+        for game in PgnReader::new(input.reader) {
+            reading.tick(s.games);
             s.games += 1;
             let game = match game {
                 Ok(game) => game,
@@ -131,6 +194,7 @@ pub fn convert(inputs: &[String], out: &Path, players: Option<&str>) -> Result<S
                 Err(e) => {
                     s.unreadable += 1;
                     if s.unreadable <= 5 {
+                        reading.clear();
                         eprintln!("{path}: skipped {e}");
                     }
                     continue;
@@ -153,6 +217,7 @@ pub fn convert(inputs: &[String], out: &Path, players: Option<&str>) -> Result<S
             }
         }
     }
+    reading.clear();
     file.flush()
         .with_context(|| format!("writing {}", out.display()))?;
     Ok(s)
@@ -260,6 +325,44 @@ pub fn comment_score(comment: &str) -> Option<i16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(line: &str) -> cli::Result<Parsed<Options>> {
+        parse_args(&cli::words(line))
+    }
+
+    #[test]
+    fn the_command_line() {
+        assert_eq!(
+            parse("a.pgn --out d.vf b.pgn.gz"),
+            Ok(Parsed::Run(Options {
+                out: "d.vf".into(),
+                players: Some(DEFAULT_PLAYERS.into()),
+                inputs: vec!["a.pgn".into(), "b.pgn.gz".into()],
+            }))
+        );
+        let any = parse("--out d.vf --players ANY a.pgn")
+            .unwrap()
+            .run()
+            .unwrap();
+        assert_eq!(any.players, None);
+        let some = parse("--out d.vf --players=Ethereal a.pgn")
+            .unwrap()
+            .run()
+            .unwrap();
+        assert_eq!(some.players.as_deref(), Some("Ethereal"));
+        assert_eq!(parse("--out d.vf a.pgn --help"), Ok(Parsed::Help));
+        assert_eq!(parse("-h"), Ok(Parsed::Help));
+        for (line, says) in [
+            ("a.pgn", "--out is required"),
+            ("--out d.vf", "no PGN files given"),
+            ("--out d.vf --players", "--players needs a value"),
+            ("--out d.vf --player x a.pgn", "unknown option --player"),
+        ] {
+            let e = parse(line).expect_err(line).0;
+            assert!(e.contains(says), "{line}: {e}");
+        }
+        assert!(usage().contains(&format!("[{DEFAULT_PLAYERS}]")));
+    }
 
     #[test]
     fn comment_scores() {

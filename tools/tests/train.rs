@@ -361,7 +361,7 @@ fn the_command_line_parses_into_a_config() {
         .split_whitespace()
         .map(String::from)
         .collect();
-    let c = Config::from_args(&args).unwrap();
+    let c = Config::from_args(&args).unwrap().run().unwrap();
     assert_eq!(c.data, vec![PathBuf::from("a"), PathBuf::from("b")]);
     assert_eq!((c.hidden, c.epochs, c.batch, c.seed), (256, 10, 4096, 9));
     assert_eq!((c.lr, c.wdl, c.threads), (0.01, 0.5, 2));
@@ -392,7 +392,7 @@ fn the_command_line_parses_into_a_config() {
     let runs = format!("multiples of {WIDTH_STEP} up to {MAX_WIDTH}");
     assert!(e.contains("--hidden 192") && e.contains(&runs), "{e}");
     assert!(
-        train::USAGE.contains(&format!("a multiple of {WIDTH_STEP} up to {MAX_WIDTH}")),
+        train::usage().contains(&format!("a multiple of {WIDTH_STEP} up to {MAX_WIDTH}")),
         "the help text gives the widths the engine runs"
     );
     assert!(bad("--output-buckets 4"));

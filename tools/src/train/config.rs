@@ -1,5 +1,5 @@
-//! The trainer's settings: the command line, its checks, and the run's identity (what a
-//! checkpoint must match to be continued).
+//! The trainer's settings, their checks, and the run's identity (what a checkpoint must match
+//! to be continued). The command line is read in `args.rs`.
 
 use super::data::Source;
 use super::export::check_shape;
@@ -8,63 +8,6 @@ use anyhow::{anyhow, bail, Context, Result};
 use brudno::datagen::format::Filter;
 use brudno::eval::nnue::Shape;
 use std::path::PathBuf;
-
-pub const USAGE: &str = "\
-usage: brudno-tools train --data DIR_OR_FILE... --out RUN_DIR [options]
-
-Trains the (768 -> H)x2 -> N SCReLU network on datagen games (*.vf files; a folder means
-every .vf file in it) and writes it in the network file format version 1. Rerunning the same command continues a stopped run from
-RUN_DIR/checkpoint.bin and ends with the same network as an uninterrupted run.
-
-  --data PATH...          data files or folders (required)
-  --out DIR               run folder: log.txt, run.txt, checkpoint.bin, net-epochN.nnue,
-                          final.nnue (required)
-  --hidden H              neurons per perspective: a multiple of 128 up to 1024, what the
-                          engine runs (default 128)
-  --output-buckets N      1, or 8 output layers chosen by the piece count (pieces - 2) / 4
-                          (default 1)
-  --mirror-features       per perspective, mirror every input a<->h when that side's own king
-                          stands on files e-h (the file's flag bit 0)
-  --epochs N              passes over the training set (default 20)
-  --batch N               positions per optimiser step (default 16384)
-  --lr X                  AdamW learning rate (default 0.001)
-  --schedule S            step (x0.1 after 75% of the epochs), step:E (x0.1 after E epochs)
-                          or cosine (down to 1% over the run, per batch) (default step)
-  --wdl X                 weight of the game result in the target; 1 - X on the score
-                          (default 0.3)
-  --wdl-end X             the weight in the last epoch: linear from --wdl over the epochs
-                          (default: --wdl throughout)
-  --mirror                also show each position mirrored a<->h (files reversed), in about
-                          half of the epochs: nearly the same chess, twice the positions (not
-                          with --mirror-features, where a mirrored position has the same
-                          inputs)
-  --weight-decay X        AdamW's decoupled weight decay (default 0.01)
-  --seed N                initial weights and shuffles (default 1)
-  --threads N             threads for loading and for each batch (default 1)
-  --holdout X             fraction of the games held out for validation, chosen by a hash of
-                          each game: the same games whatever else is loaded (default 0.01)
-  --max-positions N       use only the first N kept positions of the files, in order
-  --min-ply N             skip positions before this game ply (default 16)
-  --checkpoint-every N    also checkpoint every N batches within an epoch (default 1000;
-                          0: at epoch ends only)
-  --report-secs X         seconds between progress lines (default 10)
-  --check-positions N     positions for the quantisation check (default 1000)
-  --stop-after-batches N  stop after N batches as if killed (no checkpoint): for testing
-                          resumption
-
-Positions kept: not in check, quiet best move, no mate score, from --min-ply on. Loss:
-(sigmoid(out * SCALE / 400) - target)^2 with target = wdl * result + (1 - wdl) *
-sigmoid(score / 400), from the side to move's view.
-";
-
-pub const QUANTISE_USAGE: &str = "\
-usage: brudno-tools quantise --checkpoint FILE --out FILE.nnue [--check-positions N] [--legacy]
-
-Writes the float weights of a training checkpoint as a network file (format version 1), and
-compares its integer evaluation with the float network's on positions from the run's data
-(when it is still there). --legacy writes the headerless file that engines before the
-format read (width 128, one bucket, no mirroring only).
-";
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -120,89 +63,15 @@ impl Default for Config {
             max_positions: None,
             min_ply: Filter::default().min_ply,
             checkpoint_every: 1000,
-            report_secs: 10.0,
+            // A line every half minute keeps a long run's log readable.
+            report_secs: crate::progress::LOG_SECS,
             check_positions: 1000,
             stop_after_batches: None,
         }
     }
 }
 
-/// `--help` was asked for: not an error, but no run either.
-#[derive(Debug)]
-pub struct HelpRequested;
-
-impl std::fmt::Display for HelpRequested {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("help requested")
-    }
-}
-
-impl std::error::Error for HelpRequested {}
-
-pub(super) fn parse<T: std::str::FromStr>(key: &str, value: Option<&String>) -> Result<T> {
-    let value = value.with_context(|| format!("--{key} needs a value"))?;
-    value
-        .parse()
-        .ok()
-        .with_context(|| format!("--{key} {value}: not a valid value"))
-}
-
 impl Config {
-    pub fn from_args(args: &[String]) -> Result<Config> {
-        let mut c = Config::default();
-        let mut schedule = "step".to_string();
-        let mut i = 0;
-        while i < args.len() {
-            let key = args[i]
-                .strip_prefix("--")
-                .with_context(|| format!("expected an option, found {}", args[i]))?;
-            let value = args.get(i + 1);
-            i += 2;
-            match key {
-                "help" | "h" => return Err(HelpRequested.into()),
-                "data" => {
-                    i -= 1;
-                    while i < args.len() && !args[i].starts_with("--") {
-                        c.data.push(PathBuf::from(&args[i]));
-                        i += 1;
-                    }
-                }
-                "out" => c.out = parse::<PathBuf>(key, value)?,
-                "hidden" => c.hidden = parse(key, value)?,
-                "output-buckets" => c.buckets = parse(key, value)?,
-                "mirror-features" => {
-                    c.mirror_features = true;
-                    i -= 1;
-                }
-                "wdl-end" => c.wdl_end = Some(parse(key, value)?),
-                "epochs" => c.epochs = parse(key, value)?,
-                "batch" => c.batch = parse(key, value)?,
-                "lr" => c.lr = parse(key, value)?,
-                "schedule" => schedule = parse(key, value)?,
-                "wdl" => c.wdl = parse(key, value)?,
-                "mirror" => {
-                    // A flag: no value.
-                    c.mirror = true;
-                    i -= 1;
-                }
-                "weight-decay" => c.weight_decay = parse(key, value)?,
-                "seed" => c.seed = parse(key, value)?,
-                "threads" => c.threads = parse(key, value)?,
-                "holdout" => c.holdout = parse(key, value)?,
-                "max-positions" => c.max_positions = Some(parse(key, value)?),
-                "min-ply" => c.min_ply = parse(key, value)?,
-                "checkpoint-every" => c.checkpoint_every = parse(key, value)?,
-                "report-secs" => c.report_secs = parse(key, value)?,
-                "check-positions" => c.check_positions = parse(key, value)?,
-                "stop-after-batches" => c.stop_after_batches = Some(parse(key, value)?),
-                _ => bail!("unknown option --{key} (see --help)"),
-            }
-        }
-        c.schedule = Schedule::parse(&schedule, c.epochs)?;
-        c.validate()?;
-        Ok(c)
-    }
-
     pub fn validate(&self) -> Result<()> {
         if self.data.is_empty() {
             bail!("--data is required");
@@ -220,9 +89,17 @@ impl Config {
                 self.buckets
             )
         })?;
-        let wdls = [self.wdl, self.wdl_end.unwrap_or(self.wdl)];
-        if wdls.iter().any(|w| !(0.0..=1.0).contains(w)) || !(0.0..1.0).contains(&self.holdout) {
-            bail!("--wdl and --wdl-end must be within [0, 1] and --holdout within [0, 1)");
+        if !(0.0..=1.0).contains(&self.wdl) {
+            bail!("--wdl {}: must be within 0 to 1", self.wdl);
+        }
+        if let Some(w) = self.wdl_end.filter(|w| !(0.0..=1.0).contains(w)) {
+            bail!("--wdl-end {w}: must be within 0 to 1");
+        }
+        if !(0.0..1.0).contains(&self.holdout) {
+            bail!("--holdout {}: must be at least 0 and below 1", self.holdout);
+        }
+        if self.report_secs.is_nan() || self.report_secs < 0.0 {
+            bail!("--report-secs {}: must not be negative", self.report_secs);
         }
         if self.mirror && self.mirror_features {
             bail!(
@@ -231,7 +108,7 @@ impl Config {
             );
         }
         if !self.lr.is_finite() || self.lr <= 0.0 {
-            bail!("--lr must be positive");
+            bail!("--lr {}: must be positive", self.lr);
         }
         Ok(())
     }

@@ -1,7 +1,8 @@
 //! `brudno-tools train`: trains the NNUE evaluation network on `brudno datagen` games, on the
 //! CPU, with one batch split over the threads.
 //!
-//! - `config.rs`: the command line and the run's identity;
+//! - `args.rs`: the command lines of `train` and `quantise`, and their help texts;
+//! - `config.rs`: the settings, their checks and the run's identity;
 //! - `data.rs`: the games streamed from the files, the validation split, the pinned data;
 //! - `packed.rs`: a position in 32 bytes, and its inputs (mirrored or not) and bucket;
 //! - `model.rs`: the float network, its loss and its sparse gradient;
@@ -18,6 +19,7 @@
 //! Another thread count sums in another order, so it gives a slightly different network.
 
 pub mod adamw;
+pub mod args;
 pub mod checkpoint;
 pub mod config;
 pub mod data;
@@ -27,43 +29,81 @@ pub mod packed;
 pub mod schedule;
 pub mod testdata;
 
+use crate::cli::{print_help, Parsed};
+use crate::progress::{self, rate, Progress};
 use adamw::AdamW;
 use anyhow::{bail, Context, Result};
+pub use args::{quantise_usage, usage, QuantiseOptions};
 use brudno::datagen::format::Filter;
 use brudno::eval::nnue::network::WEIGHT_CLIP;
 use brudno::util::Rng;
 use checkpoint::Checkpoint;
-use config::{parse, pinned_sources};
-pub use config::{Config, HelpRequested, QUANTISE_USAGE, USAGE};
+use config::pinned_sources;
+pub use config::Config;
 use data::{Dataset, LoadSettings};
 use export::QuantCheck;
 use model::{Model, Scratch};
 use packed::Packed;
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::path::Path;
+use std::time::{Duration, Instant};
 
-/// Lines to stderr and to `RUN_DIR/log.txt`.
+/// Lines to stderr and to `RUN_DIR/log.txt`, and the progress within an epoch: on stderr as
+/// `Progress` shows it, into the file every `--report-secs`.
 struct Log {
     file: std::fs::File,
+    progress: Progress,
+    file_every: Duration,
+    file_last: Instant,
 }
 
 impl Log {
-    fn open(dir: &Path) -> Result<Log> {
+    fn open(dir: &Path, report_secs: f64) -> Result<Log> {
         let path = dir.join("log.txt");
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(&path)
             .with_context(|| format!("cannot open {}", path.display()))?;
-        Ok(Log { file })
+        Ok(Log {
+            file,
+            progress: Progress::stderr(report_secs),
+            file_every: Duration::try_from_secs_f64(report_secs).unwrap_or(Duration::MAX),
+            file_last: Instant::now(),
+        })
     }
 
     fn line(&mut self, text: &str) {
+        self.progress.clear();
         eprintln!("{text}");
+        self.file_line(text);
+    }
+
+    fn file_line(&mut self, text: &str) {
         // The log is a convenience: a full disk must not stop the training (checkpoints will
         // report it).
         let _ = writeln!(self.file, "{text}");
+    }
+
+    /// Reports progress if a report is due somewhere; `text` is built only then.
+    fn progress(&mut self, text: impl FnOnce() -> String) {
+        let into_file = self.file_last.elapsed() >= self.file_every;
+        // Into a log, stderr gets the lines log.txt gets; a terminal gets its redrawn line.
+        let show = if self.progress.terminal() {
+            self.progress.due()
+        } else {
+            into_file
+        };
+        if show || into_file {
+            let text = text();
+            if show {
+                self.progress.show(&text);
+            }
+            if into_file {
+                self.file_last = Instant::now();
+                self.file_line(&text);
+            }
+        }
     }
 }
 
@@ -188,22 +228,12 @@ pub struct Report {
 
 /// `brudno-tools train …`.
 pub fn command(args: &[String]) -> Result<()> {
-    match Config::from_args(args) {
-        Ok(config) => run(&config).map(|_| ()),
-        Err(e) if e.is::<HelpRequested>() => {
-            print!("{USAGE}");
+    match Config::from_args(args)? {
+        Parsed::Run(config) => run(&config).map(|_| ()),
+        Parsed::Help => {
+            print_help(&usage());
             Ok(())
         }
-        Err(e) => Err(e),
-    }
-}
-
-fn rate(positions: f64, secs: f64) -> String {
-    let r = positions / secs.max(1e-9);
-    if r >= 1e6 {
-        format!("{:.2}M", r / 1e6)
-    } else {
-        format!("{:.0}k", r / 1e3)
     }
 }
 
@@ -222,7 +252,7 @@ pub fn run(config: &Config) -> Result<Report> {
     };
     std::fs::create_dir_all(&config.out)
         .with_context(|| format!("cannot create {}", config.out.display()))?;
-    let mut log = Log::open(&config.out)?;
+    let mut log = Log::open(&config.out, config.report_secs)?;
     let start = Instant::now();
     let loaded = data::load(
         &sources,
@@ -374,7 +404,6 @@ pub fn run(config: &Config) -> Result<Report> {
             .mirror
             .then(|| config.seed.wrapping_mul(0x9E37_79B9) ^ u64::from(epoch) << 32);
         let epoch_start = Instant::now();
-        let mut last_report = Instant::now();
         let mut epoch_positions = 0usize;
         for b in first_batch..batches {
             let idx = &order[b * config.batch..((b + 1) * config.batch).min(order.len())];
@@ -387,18 +416,27 @@ pub fn run(config: &Config) -> Result<Report> {
             loss_batches += 1;
             epoch_positions += idx.len();
             run_batches += 1;
-            if last_report.elapsed().as_secs_f64() >= config.report_secs {
-                last_report = Instant::now();
-                log.line(&format!(
-                    "epoch {}/{} batch {}/{} {} pos/s loss {:.6} lr {lr:e}",
+            log.progress(|| {
+                let secs = epoch_start.elapsed().as_secs_f64();
+                let per_sec = epoch_positions as f64 / secs.max(1e-9);
+                // What is left of this epoch, and of the run (later epochs at this rate; the
+                // validation and the export between epochs are not counted).
+                let epoch_left = train.len().saturating_sub((b + 1) * config.batch);
+                let run_left = epoch_left + (config.epochs - epoch - 1) as usize * train.len();
+                let done = train.len() - epoch_left;
+                // Short enough for one line of a narrow terminal, where it is redrawn.
+                format!(
+                    "epoch {}/{} {:.0}%: {} pos, {}/s, loss {:.6}, lr {lr:e}, {} left (run {})",
                     epoch + 1,
                     config.epochs,
-                    b + 1,
-                    batches,
-                    rate(epoch_positions as f64, epoch_start.elapsed().as_secs_f64()),
-                    loss_sum / loss_batches as f64
-                ));
-            }
+                    100.0 * done as f64 / train.len() as f64,
+                    progress::count(done as f64),
+                    progress::count(per_sec),
+                    loss_sum / loss_batches as f64,
+                    progress::duration(epoch_left as f64 / per_sec.max(1e-9)),
+                    progress::duration(run_left as f64 / per_sec.max(1e-9)),
+                )
+            });
             let done = b + 1;
             if config.checkpoint_every > 0
                 && done % config.checkpoint_every as usize == 0
@@ -465,23 +503,17 @@ pub fn run(config: &Config) -> Result<Report> {
 
 /// `brudno-tools quantise …`: a checkpoint as a network file.
 pub fn quantise_command(args: &[String]) -> Result<()> {
-    let (mut ckpt, mut out, mut check, mut legacy) = (None, None, 1000usize, false);
-    let mut it = args.iter();
-    while let Some(key) = it.next() {
-        match key.as_str() {
-            "--help" | "-h" => {
-                print!("{QUANTISE_USAGE}");
-                return Ok(());
-            }
-            "--checkpoint" => ckpt = it.next().map(PathBuf::from),
-            "--out" => out = it.next().map(PathBuf::from),
-            "--check-positions" => check = parse("check-positions", it.next())?,
-            "--legacy" => legacy = true,
-            _ => bail!("unknown option {key} (see --help)"),
+    let QuantiseOptions {
+        checkpoint: ckpt,
+        out,
+        check_positions: check,
+        legacy,
+    } = match QuantiseOptions::from_args(args)? {
+        Parsed::Run(o) => o,
+        Parsed::Help => {
+            print_help(&quantise_usage());
+            return Ok(());
         }
-    }
-    let (Some(ckpt), Some(out)) = (ckpt, out) else {
-        bail!("--checkpoint and --out are required (see --help)");
     };
     let c = Checkpoint::load(&ckpt, 0.0)?;
     let loaded = data::load(
