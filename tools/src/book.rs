@@ -91,13 +91,7 @@ pub fn parse_args(args: &[String]) -> cli::Result<Parsed<BookCommand>> {
 fn parse_build(a: &mut Args) -> cli::Result<Parsed<BookCommand>> {
     let mut options = MakerOptions::default();
     let (mut pgn, mut out) = (None, None);
-    while let Some(arg) = a.next_arg()? {
-        let name = match arg {
-            Arg::Help => return Ok(Parsed::Help),
-            Arg::Option(name) => name,
-            Arg::Positional(v) => return usage_error!("unexpected argument {v:?}"),
-        };
-        let n = name.as_str();
+    let parsed = a.each_option(|n, a| {
         match n {
             "pgn" => pgn = Some(a.text(n)?),
             "out" => out = Some(a.text(n)?),
@@ -106,6 +100,10 @@ fn parse_build(a: &mut Args) -> cli::Result<Parsed<BookCommand>> {
             "min-share" => options.min_share_percent = a.number_in(n, 0, 100)?,
             _ => return Err(unknown(n)),
         }
+        Ok(())
+    })?;
+    if parsed == Parsed::Help {
+        return Ok(Parsed::Help);
     }
     let Some(pgn) = pgn else {
         return usage_error!("--pgn is required");

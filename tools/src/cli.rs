@@ -120,6 +120,23 @@ impl Args {
         }
     }
 
+    /// Reads the rest of a command line that takes options only: each option's name goes to
+    /// `each`, which reads its value; `--help` answers `Help` at once, and a positional
+    /// argument is an error.
+    pub fn each_option(
+        &mut self,
+        mut each: impl FnMut(&str, &mut Args) -> Result<()>,
+    ) -> Result<Parsed<()>> {
+        while let Some(arg) = self.next_arg()? {
+            match arg {
+                Arg::Help => return Ok(Parsed::Help),
+                Arg::Option(name) => each(&name, self)?,
+                Arg::Positional(v) => return usage_error!("unexpected argument {v:?}"),
+            }
+        }
+        Ok(Parsed::Run(()))
+    }
+
     fn raw(&mut self, name: &str) -> Result<OsString> {
         self.parser
             .value()

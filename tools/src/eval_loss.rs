@@ -3,7 +3,7 @@
 //! network must beat, and any network files given. The loss is the trainer's: mean of
 //! (sigmoid(eval / 400) − target)², target = wdl · result + (1 − wdl) · sigmoid(score / 400).
 
-use crate::cli::{self, print_help, unknown, Arg, Args, Parsed};
+use crate::cli::{self, print_help, unknown, Args, Parsed};
 use crate::progress::{self, Progress};
 use crate::usage_error;
 use anyhow::{Context, Result};
@@ -58,14 +58,7 @@ impl Options {
     /// Reads the options after `eval-loss`.
     pub fn from_args(args: &[String]) -> cli::Result<Parsed<Options>> {
         let mut o = Options::default();
-        let mut a = Args::new(args);
-        while let Some(arg) = a.next_arg()? {
-            let name = match arg {
-                Arg::Help => return Ok(Parsed::Help),
-                Arg::Option(name) => name,
-                Arg::Positional(v) => return usage_error!("unexpected argument {v:?}"),
-            };
-            let n = name.as_str();
+        let parsed = Args::new(args).each_option(|n, a| {
             match n {
                 "data" => o.data.extend(a.values(n)?),
                 "net" => o.nets.extend(a.values(n)?),
@@ -73,6 +66,10 @@ impl Options {
                 "max-positions" => o.max_positions = Some(a.number(n)?),
                 _ => return Err(unknown(n)),
             }
+            Ok(())
+        })?;
+        if parsed == Parsed::Help {
+            return Ok(Parsed::Help);
         }
         if o.data.is_empty() {
             return usage_error!("--data is required");

@@ -4,7 +4,7 @@
 
 use super::config::Config;
 use super::schedule::Schedule;
-use crate::cli::{self, unknown, Arg, Args, Parsed, UsageError};
+use crate::cli::{self, unknown, Args, Parsed, UsageError};
 use crate::usage_error;
 use brudno::eval::nnue::network::{BUCKETS, MAX_WIDTH, WIDTH_STEP};
 use std::path::PathBuf;
@@ -95,14 +95,7 @@ impl Config {
     pub fn from_args(args: &[String]) -> cli::Result<Parsed<Config>> {
         let mut c = Config::default();
         let mut schedule = DEFAULT_SCHEDULE.to_string();
-        let mut a = Args::new(args);
-        while let Some(arg) = a.next_arg()? {
-            let name = match arg {
-                Arg::Help => return Ok(Parsed::Help),
-                Arg::Option(name) => name,
-                Arg::Positional(v) => return usage_error!("unexpected argument {v:?}"),
-            };
-            let n = name.as_str();
+        let parsed = Args::new(args).each_option(|n, a| {
             match n {
                 "data" => c.data.extend(a.values(n)?.into_iter().map(PathBuf::from)),
                 "out" => c.out = a.path(n)?,
@@ -128,6 +121,10 @@ impl Config {
                 "stop-after-batches" => c.stop_after_batches = Some(a.number(n)?),
                 _ => return Err(unknown(n)),
             }
+            Ok(())
+        })?;
+        if parsed == Parsed::Help {
+            return Ok(Parsed::Help);
         }
         c.schedule = Schedule::parse(&schedule, c.epochs).map_err(refused)?;
         c.validate().map_err(refused)?;
@@ -186,14 +183,7 @@ impl QuantiseOptions {
     /// Reads the options after `quantise`.
     pub fn from_args(args: &[String]) -> cli::Result<Parsed<QuantiseOptions>> {
         let mut o = QuantiseOptions::default();
-        let mut a = Args::new(args);
-        while let Some(arg) = a.next_arg()? {
-            let name = match arg {
-                Arg::Help => return Ok(Parsed::Help),
-                Arg::Option(name) => name,
-                Arg::Positional(v) => return usage_error!("unexpected argument {v:?}"),
-            };
-            let n = name.as_str();
+        let parsed = Args::new(args).each_option(|n, a| {
             match n {
                 "checkpoint" => o.checkpoint = a.path(n)?,
                 "out" => o.out = a.path(n)?,
@@ -201,6 +191,10 @@ impl QuantiseOptions {
                 "legacy" => o.legacy = true,
                 _ => return Err(unknown(n)),
             }
+            Ok(())
+        })?;
+        if parsed == Parsed::Help {
+            return Ok(Parsed::Help);
         }
         if o.checkpoint.as_os_str().is_empty() {
             return usage_error!("--checkpoint is required");

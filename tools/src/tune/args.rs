@@ -1,7 +1,7 @@
 //! `tune`'s command line: the options, their checks and the help text (whose defaults are read
 //! from `Options::default()`, so the two cannot disagree).
 
-use crate::cli::{self, unknown, Arg, Args, Parsed};
+use crate::cli::{self, unknown, Args, Parsed};
 use crate::usage_error;
 use brudno::eval::hce::params::GROUPS;
 
@@ -114,14 +114,7 @@ Options (default in brackets):
 /// Reads the options after `tune`.
 pub fn parse_args(args: &[String]) -> cli::Result<Parsed<Options>> {
     let mut o = Options::default();
-    let mut a = Args::new(args);
-    while let Some(arg) = a.next_arg()? {
-        let name = match arg {
-            Arg::Help => return Ok(Parsed::Help),
-            Arg::Option(name) => name,
-            Arg::Positional(v) => return usage_error!("unexpected argument {v:?}"),
-        };
-        let n = name.as_str();
+    let parsed = Args::new(args).each_option(|n, a| {
         match n {
             "data" => o.data = a.text(n)?,
             "out" => o.out = a.text(n)?,
@@ -164,6 +157,10 @@ pub fn parse_args(args: &[String]) -> cli::Result<Parsed<Options>> {
             "check" => o.check = true,
             _ => return Err(unknown(n)),
         }
+        Ok(())
+    })?;
+    if parsed == Parsed::Help {
+        return Ok(Parsed::Help);
     }
     if o.lr <= 0.0 {
         return usage_error!("--lr {}: must be positive", o.lr);
