@@ -1,20 +1,33 @@
 """Games that measure need idle cores: the data generator (scripts/datagen-bg, its process group in
-$BRUDNO_DATA/datagen.pid) is stopped while they run and continued after, also if they fail."""
+$BRUDNO_DATA/datagen.pid) is stopped while they run and continued after, also if they fail; of
+overlapping matches, the last to end continues it."""
 import contextlib
 import os
 import signal
 
 
+def data_dir():
+    return os.environ.get("BRUDNO_DATA") or os.path.expanduser("~/brudno-data")
+
+
 def running_group(path=None):
     """The generator's process group if the pid file names one that is alive, else None."""
-    data = os.environ.get("BRUDNO_DATA") or os.path.expanduser("~/brudno-data")
     try:
-        with open(path or os.path.join(data, "datagen.pid")) as f:
+        with open(path or os.path.join(data_dir(), "datagen.pid")) as f:
             pgid = int(f.read().split()[0])
         os.killpg(pgid, 0)
         return pgid
     except (OSError, ValueError, IndexError):
         return None
+
+
+def others_playing(marks):
+    """Whether another live match has the generator paused (its mark names its pid)."""
+    for m in os.listdir(marks):
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int(m.removeprefix("paused-by.")), 0)
+            return True
+    return False
 
 
 @contextlib.contextmanager
@@ -23,11 +36,20 @@ def generator_paused(say=print, path=None):
     if pgid is None:
         yield None
         return
+    # Matches may overlap: each leaves a mark, and the last one out continues the generator.
+    marks = os.path.join(os.path.dirname(path or os.path.join(data_dir(), "datagen.pid")), "paused-by")
+    os.makedirs(marks, exist_ok=True)
+    mine = os.path.join(marks, f"paused-by.{os.getpid()}")
+    open(mine, "w").close()
     os.killpg(pgid, signal.SIGSTOP)
     say(f"data generator (process group {pgid}) paused while the games run")
     try:
         yield pgid
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pgid, signal.SIGCONT)
-        say(f"data generator (process group {pgid}) continued")
+        os.remove(mine)
+        if others_playing(marks):
+            say(f"data generator (process group {pgid}) stays paused: another match plays")
+        else:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pgid, signal.SIGCONT)
+            say(f"data generator (process group {pgid}) continued")

@@ -139,6 +139,29 @@ class PauseTest(unittest.TestCase):
             gen.wait()
             self.assertIsNone(pause.running_group(pid_file.name))   # gone: nothing to pause
 
+    def test_overlapping_matches_the_last_one_out_continues(self):
+        gen, other = (subprocess.Popen(["sleep", "30"], start_new_session=True) for _ in range(2))
+        for p in (gen, other):
+            self.addCleanup(p.wait)
+            self.addCleanup(p.kill)
+        state = lambda: runner.read(f"/proc/{gen.pid}/stat").rsplit(")", 1)[1].split()[0]  # noqa: E731
+        with tempfile.TemporaryDirectory() as d:
+            pid_file = os.path.join(d, "datagen.pid")
+            with open(pid_file, "w") as f:
+                print(gen.pid, file=f)
+            os.makedirs(os.path.join(d, "paused-by"))
+            open(os.path.join(d, "paused-by", f"paused-by.{other.pid}"), "w").close()  # another match plays
+            with pause.generator_paused(say=lambda *_: None, path=pid_file):
+                pass
+            time.sleep(0.05)
+            self.assertEqual(state(), "T")
+            other.kill()
+            other.wait()                    # it ended without its mark removed: a stale mark
+            with pause.generator_paused(say=lambda *_: None, path=pid_file):
+                pass
+            time.sleep(0.05)
+            self.assertEqual(state(), "S")
+
 
 class ScriptsTest(unittest.TestCase):
     def test_suite_counts_best_and_avoid_moves(self):
