@@ -399,9 +399,24 @@ fn stats_is_an_error_without_a_counted_search_and_guis_see_nothing_new() {
     gui.send("stats on");
     go(&mut gui, FENS[0], 4);
     assert!(stats_of(&mut gui).contains_key("nodes"));
+    // A book move (under a clock: `go depth` always searches) is not searched: counting is
+    // on, and `stats` says why there is nothing.
+    gui.send("position startpos");
+    gui.send("go wtime 10000 btime 10000");
+    let lines = gui.until("bestmove");
+    assert!(lines.iter().any(|l| l.contains("book move")), "{lines:?}");
+    gui.send("stats");
+    let lines = gui.sync();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string error") && l.contains("from the book")),
+        "{lines:?}"
+    );
     // `stats off`: the next search is not counted, and `stats` says so.
     gui.send("stats off");
     go(&mut gui, FENS[0], 4);
     errors(&mut gui, "stats");
+    assert!(!gui.sync().iter().any(|l| l.contains("from the book")));
     assert_eq!(gui.sync().last().map(String::as_str), Some("readyok"));
 }

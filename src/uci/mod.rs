@@ -476,6 +476,10 @@ impl Uci {
             }
             StatsRequest::Show => match self.engine.last_stats() {
                 Some(stats) => format::stats(&stats).iter().for_each(|l| self.out.line(l)),
+                // Counting is on, yet nothing was counted: the move came from the book.
+                None if self.engine.with_searcher(|s| s.counting()) => self.error(
+                    "stats: the last move was not searched (it came from the book): nothing to count",
+                ),
                 None => {
                     self.error("stats: the last search was not counted (say 'stats on', then 'go')")
                 }
