@@ -102,6 +102,27 @@ fn bad_requests_get_an_error_line_and_the_engine_carries_on() {
             .any(|l| l.starts_with("minimax") && l.contains(" 400 ")),
         "{lines:?}"
     );
+    // The full engine's row searches with the switches set (a different tree without
+    // forward pruning); the teaching searches' rows stay as they were.
+    let rows = |gui: &mut Gui| -> (String, Vec<String>) {
+        gui.send("lecture 4");
+        let (engine, teaching): (Vec<String>, Vec<String>) = gui
+            .sync()
+            .into_iter()
+            .filter(|l| {
+                ["minimax", "alpha-beta", "the full engine"]
+                    .iter()
+                    .any(|s| l.starts_with(s))
+            })
+            .partition(|l| l.starts_with("the full engine"));
+        (engine.concat(), teaching)
+    };
+    let (with, teaching) = rows(&mut gui);
+    gui.send("setoption name ForwardPruning value false");
+    let (without, teaching_again) = rows(&mut gui);
+    assert!(with.contains("as set") && teaching.len() == 3, "{with}");
+    assert_ne!(with, without);
+    assert_eq!(teaching, teaching_again);
 }
 
 /// The engine's own tree: one node per node of its last iteration (no aspiration window

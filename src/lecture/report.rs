@@ -3,12 +3,18 @@
 use super::searches::{engine_nodes, search, Variant};
 use super::{best_case_leaves, LectureError};
 use crate::chess::Position;
-use crate::search::Score;
+use crate::search::{Score, SearchOptions};
 use std::fmt::Write;
 
-/// Searches `pos` to `depth` with the three teaching searches and the full engine, and says
-/// what each examined beside the lecture's formulas.
-pub fn report(pos: &Position, depth: u32, cap: u64) -> Result<String, LectureError> {
+/// Searches `pos` to `depth` with the three teaching searches and the full engine (with the
+/// search switches and evaluation of `options`), and says what each examined beside the
+/// lecture's formulas.
+pub fn report(
+    pos: &Position,
+    depth: u32,
+    cap: u64,
+    options: &SearchOptions,
+) -> Result<String, LectureError> {
     let mut out = String::new();
     let mut rows = Vec::new();
     for v in [Variant::Minimax, Variant::AlphaBeta, Variant::Ordered] {
@@ -57,11 +63,11 @@ pub fn report(pos: &Position, depth: u32, cap: u64) -> Result<String, LectureErr
         depth.saturating_sub(1).max(1),
         ordered.total.nodes()
     );
-    let (nodes, best, score) = engine_nodes(pos, depth);
+    let (nodes, best, score) = engine_nodes(pos, depth, options);
     let _ = writeln!(
         out,
         "{:<31} {:>13} {:>13} {:>8} {:>10}",
-        "the full engine (all methods)",
+        "the full engine (as set)",
         "-",
         nodes,
         score.map_or("-".into(), |s| match s {

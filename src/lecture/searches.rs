@@ -297,9 +297,13 @@ impl Teacher<'_> {
     }
 }
 
-/// (d) the full engine to `depth`: every method as shipped (quiescence, table, pruning), a
-/// fresh 16 MiB table; its node count and score.
-pub fn engine_nodes(pos: &Position, depth: u32) -> (u64, Option<Move>, Option<Score>) {
+/// (d) the full engine to `depth` with `options` (by default every method as shipped:
+/// quiescence, table, pruning), a fresh 16 MiB table; its node count and score.
+pub fn engine_nodes(
+    pos: &Position,
+    depth: u32,
+    options: &SearchOptions,
+) -> (u64, Option<Move>, Option<Score>) {
     let limits = Limits {
         depth: Some(depth),
         ..Default::default()
@@ -309,7 +313,7 @@ pub fn engine_nodes(pos: &Position, depth: u32) -> (u64, Option<Move>, Option<Sc
         pos,
         &[],
         &limits,
-        &SearchOptions::default(),
+        options,
         &SearchControl::new(),
         &mut |_| {},
     );

@@ -430,12 +430,18 @@ impl Uci {
         self.out.line(&format!("Nodes searched: {total}"));
     }
 
-    /// `lecture D`: the lecture's searches side by side on the current position.
+    /// `lecture D`: the lecture's searches side by side on the current position (the full
+    /// engine's row with the current search switches and evaluation).
     fn lecture(&self, depth: i64) {
         let report = u32::try_from(depth)
             .map_err(|_| crate::lecture::LectureError::Depth(depth))
             .and_then(|d| {
-                crate::lecture::report(self.engine.position(), d, crate::lecture::DEFAULT_NODE_CAP)
+                crate::lecture::report(
+                    self.engine.position(),
+                    d,
+                    crate::lecture::DEFAULT_NODE_CAP,
+                    &self.engine.bench_options(),
+                )
             });
         match report {
             Ok(text) => text.lines().for_each(|l| self.out.line(l)),
