@@ -158,13 +158,21 @@ fn an_address_space_limit_is_an_error_line_never_an_abort() {
         });
         let deadline = Instant::now() + Duration::from_secs(20);
         let mut lines = Vec::new();
-        while let Ok(line) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            let done = line.starts_with("bestmove");
-            lines.push(line);
-            if done {
-                break;
+        let read_until = |end: &str, lines: &mut Vec<String>| {
+            while let Ok(line) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            {
+                let done = line.starts_with(end);
+                lines.push(line);
+                if done {
+                    break;
+                }
             }
-        }
+        };
+        read_until("bestmove", &mut lines);
+        // On a loaded machine the answer guard may play before the pool has said how many
+        // threads it started: that line comes by the next `readyok`.
+        let _ = writeln!(stdin, "isready");
+        read_until("readyok", &mut lines);
         let _ = writeln!(stdin, "quit");
         drop(stdin);
         let status = loop {
@@ -190,6 +198,11 @@ fn an_address_space_limit_is_an_error_line_never_an_abort() {
         let played = lines.iter().any(|l| l.starts_with("bestmove"));
         if !played || !status.is_some_and(|s| s.success()) {
             aborted.push(format!("ulimit -v {kib}: {status:?}, {lines:?}, {stderr}"));
+            continue;
+        }
+        // On a loaded machine the answer guard may play before the search has begun (no
+        // depth searched): the pool has not been sized yet, and there is nothing to count.
+        if !lines.iter().any(|l| l.starts_with("info depth")) {
             continue;
         }
         // The threads that did not start are said, and how many did.
