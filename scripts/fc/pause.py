@@ -6,14 +6,16 @@ import os
 import signal
 
 
-def data_dir():
-    return os.environ.get("BRUDNO_DATA") or os.path.expanduser("~/brudno-data")
+def pid_file(path=None):
+    """`path`, or the generator's pid file in $BRUDNO_DATA."""
+    data = os.environ.get("BRUDNO_DATA") or os.path.expanduser("~/brudno-data")
+    return path or os.path.join(data, "datagen.pid")
 
 
 def running_group(path=None):
     """The generator's process group if the pid file names one that is alive, else None."""
     try:
-        with open(path or os.path.join(data_dir(), "datagen.pid")) as f:
+        with open(pid_file(path)) as f:
             pgid = int(f.read().split()[0])
         os.killpg(pgid, 0)
         return pgid
@@ -37,7 +39,7 @@ def generator_paused(say=print, path=None):
         yield None
         return
     # Matches may overlap: each leaves a mark, and the last one out continues the generator.
-    marks = os.path.join(os.path.dirname(path or os.path.join(data_dir(), "datagen.pid")), "paused-by")
+    marks = os.path.join(os.path.dirname(pid_file(path)), "paused-by")
     os.makedirs(marks, exist_ok=True)
     mine = os.path.join(marks, f"paused-by.{os.getpid()}")
     open(mine, "w").close()
