@@ -464,6 +464,28 @@ fn command_line_arguments_run_and_exit() {
 }
 
 #[test]
+fn spsa_prints_every_tunable_as_openbench_reads_it() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_brudno"))
+        .arg("spsa")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut names = Vec::new();
+    for line in text.lines() {
+        // name, int, default, min, max, c_end, r_end
+        let f: Vec<&str> = line.split(", ").collect();
+        assert_eq!((f.len(), f[1]), (7, "int"), "{line}");
+        let n: Vec<i64> = f[2..6].iter().map(|x| x.parse().unwrap()).collect();
+        assert!(n[1] <= n[0] && n[0] <= n[2] && n[3] >= 1, "{line}");
+        assert!(f[6].parse::<f64>().unwrap() > 0.0, "{line}");
+        names.push(f[0].to_string());
+    }
+    let listed = brudno::search::params::ALL.iter().map(|t| t.name);
+    assert!(names.iter().map(String::as_str).eq(listed), "{text}");
+    assert!(names.iter().any(|n| n == "RFP_MARGIN"), "{text}");
+}
+
+#[test]
 fn the_embedded_book_answers_in_the_opening_and_ownbook_false_never_consults_it() {
     let mut gui = Gui::start();
     gui.send("position startpos");

@@ -5,6 +5,7 @@
 //! prologue, the limits and the make-move path in `worker.rs`.
 
 use super::counter::Counter;
+use super::params::*;
 use super::picker::{MovePicker, Stage};
 use super::score::*;
 use super::see::see_ge;
@@ -24,36 +25,9 @@ const MAX_TRIED: usize = 64;
 // that one option changed (± 95%); an option covers every rule that names it. How they were
 // measured: docs/search.md, "What each method is worth".
 //
-// The pruning rules' margins and depth limits. The WAC figures in the comments are positions
-// of `../shared/suites/wac.epd` solved (right move found and kept) within 60k nodes
-// (`scripts/suite --wac --nodes 60000`).
-
-/// Reverse futility pruning: centipawns per ply of depth, up to this depth.
-const RFP_MARGIN: i32 = 80;
-const RFP_DEPTH: i32 = 8;
-/// Null-move pruning from this depth on; verified from `NMP_VERIFY_DEPTH` on.
-const NMP_DEPTH: i32 = 3;
-const NMP_VERIFY_DEPTH: i32 = 12;
-/// Internal iterative reduction from this depth on.
-const IIR_DEPTH: i32 = 4;
-/// Futility pruning of quiet moves: margin = base + per depth × (reduced) depth.
-const FUTILITY_BASE: i32 = 100;
-const FUTILITY_PER_DEPTH: i32 = 100;
-const FUTILITY_DEPTH: i32 = 8;
-/// Late move pruning up to this depth, after (3 + depth²) / (2 − improving) moves.
-const LMP_DEPTH: i32 = 8;
-/// SEE pruning up to this depth: quiet moves losing more than `SEE_QUIET`·depth², captures
-/// more than `SEE_CAPTURE`·depth, checks more than `SEE_CHECK`·depth (WAC: 262 with the
-/// larger room for checks, 257 with the same as captures).
-const SEE_DEPTH: i32 = 8;
-const SEE_QUIET: i32 = 25;
-const SEE_CAPTURE: i32 = 100;
-const SEE_CHECK: i32 = 300;
-/// Singular extensions: from this depth, with a margin of this many centipawns per ply, and
-/// a second ply when the alternatives fail by more than `SE_DOUBLE_MARGIN`.
-const SE_DEPTH: i32 = 8;
-const SE_MARGIN: i32 = 2;
-const SE_DOUBLE_MARGIN: i32 = 20;
+// The pruning rules' margins and depth limits are in `params.rs`, where a tuner reaches them.
+// The WAC figures in the comments are positions of `../shared/suites/wac.epd` solved (right
+// move found and kept) within 60k nodes (`scripts/suite --wac --nodes 60000`).
 
 impl<T: Tally> Worker<'_, T> {
     /// The tablebase verdict on `pos` if the tables decide this node (see Step 4b).
@@ -204,8 +178,8 @@ impl<T: Tally> Worker<'_, T> {
             // nodes: 267 this way, 259 with the table's score). FutilityPruning as a whole
             // (this, Step 10's futility and delta pruning): +127 ± 45 Elo.
             if self.switches.futility
-                && depth <= RFP_DEPTH
-                && static_eval - RFP_MARGIN * (depth - improving as i32) >= beta
+                && depth <= RFP_DEPTH.get()
+                && static_eval - RFP_MARGIN.get() * (depth - improving as i32) >= beta
             {
                 self.tally.ended(Counter::ReverseFutility);
                 return (eval + beta) / 2;
@@ -218,14 +192,16 @@ impl<T: Tally> Worker<'_, T> {
             // against by requiring pieces besides pawns, and at high depth by a verification
             // search with real moves. +85 ± 41 Elo.
             if self.switches.null_move
-                && depth >= NMP_DEPTH
+                && depth >= NMP_DEPTH.get()
                 && eval >= beta
                 && ply >= self.nmp_min_ply
                 && !self.td.stack[ply - 1].mv.is_null()
                 && !is_mate(beta)
                 && has_non_pawn_material(pos)
             {
-                let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
+                let r = NMP_BASE.get()
+                    + depth / NMP_DEPTH_DIVISOR.get()
+                    + ((eval - beta) / NMP_EVAL_DIVISOR.get()).min(3);
                 self.tally.add(Counter::NullMoveTry);
                 self.tally.next_label("null");
                 let child = self.make_null(pos, ply);
@@ -237,7 +213,7 @@ impl<T: Tally> Worker<'_, T> {
                 if v >= beta {
                     // A mate found after passing is not a proven mate.
                     let v = if is_mate(v) { beta } else { v };
-                    if depth < NMP_VERIFY_DEPTH || self.nmp_min_ply != 0 {
+                    if depth < NMP_VERIFY_DEPTH.get() || self.nmp_min_ply != 0 {
                         self.tally.ended(Counter::NullMoveCut);
                         return v;
                     }
@@ -259,7 +235,7 @@ impl<T: Tally> Worker<'_, T> {
         // Step 8. Internal iterative reduction (LateMoveReductions): without a hash move
         // the ordering is poor, and a shallower search here costs less than a full one.
         // LateMoveReductions as a whole (this and Step 13): +203 ± 46 Elo.
-        if self.switches.lmr && depth >= IIR_DEPTH && tt_move.is_null() && (PV || cut_node) {
+        if self.switches.lmr && depth >= IIR_DEPTH.get() && tt_move.is_null() && (PV || cut_node) {
             self.tally.add(Counter::Iir);
             depth -= 1;
         }
@@ -301,7 +277,8 @@ impl<T: Tally> Worker<'_, T> {
                 if quiet && !gives_check {
                     // Late move pruning (LateMovePruning): at low depth, quiet moves this
                     // late in a well-ordered list almost never matter. +51 ± 37 Elo.
-                    if self.switches.lmp && depth <= LMP_DEPTH && moves_searched >= lmp_limit {
+                    if self.switches.lmp && depth <= LMP_DEPTH.get() && moves_searched >= lmp_limit
+                    {
                         self.tally.pruned(Counter::LateMovePrune, pos, m);
                         continue;
                     }
@@ -309,8 +286,9 @@ impl<T: Tally> Worker<'_, T> {
                     // to a static evaluation this far below alpha.
                     if self.switches.futility
                         && !in_check
-                        && lmr_depth <= FUTILITY_DEPTH
-                        && eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * lmr_depth <= best.alpha
+                        && lmr_depth <= FUTILITY_DEPTH.get()
+                        && eval + FUTILITY_BASE.get() + FUTILITY_PER_DEPTH.get() * lmr_depth
+                            <= best.alpha
                     {
                         self.tally.pruned(Counter::Futility, pos, m);
                         continue;
@@ -318,19 +296,23 @@ impl<T: Tally> Worker<'_, T> {
                     // SEE pruning (SeePruning): quiet moves that hang material. SeePruning
                     // as a whole (here, captures below, quiescence): +139 ± 40 Elo.
                     if self.switches.see
-                        && lmr_depth <= SEE_DEPTH
-                        && !see_ge(pos, m, -SEE_QUIET * lmr_depth * lmr_depth)
+                        && lmr_depth <= SEE_DEPTH.get()
+                        && !see_ge(pos, m, -SEE_QUIET.get() * lmr_depth * lmr_depth)
                     {
                         self.tally.pruned(Counter::SeeQuiet, pos, m);
                         continue;
                     }
                 } else if self.switches.see
-                    && depth <= SEE_DEPTH
+                    && depth <= SEE_DEPTH.get()
                     && picker.stage() != Stage::GoodNoisy
                 {
                     // SEE pruning (SeePruning): captures losing more than a pawn per ply of
                     // depth; checking sacrifices get three times the room.
-                    let per_ply = if gives_check { SEE_CHECK } else { SEE_CAPTURE };
+                    let per_ply = if gives_check {
+                        SEE_CHECK.get()
+                    } else {
+                        SEE_CAPTURE.get()
+                    };
                     if !see_ge(pos, m, -per_ply * depth) {
                         self.tally.pruned(Counter::SeeNoisy, pos, m);
                         continue;
@@ -345,13 +327,13 @@ impl<T: Tally> Worker<'_, T> {
             // no WAC gain: 276 with, 274 without).
             let mut extension = 0;
             if let Some(h) = tt.filter(|_| self.switches.singular && m == tt_move) {
-                if depth >= SE_DEPTH
+                if depth >= SE_DEPTH.get()
                     && h.depth >= depth - 3
                     && h.bound != Bound::Upper
                     && !is_mate(h.score)
                     && ply < 2 * self.root_depth as usize
                 {
-                    let s_beta = h.score - SE_MARGIN * depth;
+                    let s_beta = h.score - SE_MARGIN.get() * depth;
                     self.td.stack[ply].excluded = m;
                     self.tally.next_label("singular");
                     let v = self.negamax::<false>(
@@ -367,7 +349,7 @@ impl<T: Tally> Worker<'_, T> {
                         return 0;
                     }
                     if v < s_beta {
-                        extension = 1 + (!PV && v < s_beta - SE_DOUBLE_MARGIN) as i32;
+                        extension = 1 + (!PV && v < s_beta - SE_DOUBLE_MARGIN.get()) as i32;
                         self.tally.add(Counter::SingularExtension);
                         if extension == 2 {
                             self.tally.add(Counter::DoubleExtension);
@@ -421,7 +403,7 @@ impl<T: Tally> Worker<'_, T> {
                     r = LMR.get(depth, moves_searched);
                     r += cut_node as i32;
                     r += !improving as i32;
-                    r -= self.td.history.quiet_score(pos, m, &cont) / 8192;
+                    r -= self.td.history.quiet_score(pos, m, &cont) / LMR_HISTORY_DIVISOR.get();
                     r = r.clamp(0, new_depth - 1);
                     if r > 0 {
                         self.tally.add(Counter::LmrReduction);

@@ -5,6 +5,7 @@
 //! Every history entry is updated with "gravity": `h += bonus - h·|bonus| / MAX`, which keeps
 //! it inside ±MAX and lets recent results outweigh old ones.
 
+use super::params::{HISTORY_MAX, HISTORY_OFFSET, HISTORY_PER_DEPTH};
 use crate::chess::{Move, Piece, Position};
 
 pub const MAX_HISTORY: i32 = 16_384;
@@ -22,7 +23,7 @@ pub fn piece_to(piece: Piece, m: Move) -> PieceTo {
 /// History reward for a cut at `depth` (and the penalty for the moves tried before it).
 #[inline(always)]
 pub fn bonus(depth: i32) -> i32 {
-    (150 * depth - 100).clamp(0, 1600)
+    (HISTORY_PER_DEPTH.get() * depth - HISTORY_OFFSET.get()).clamp(0, HISTORY_MAX.get())
 }
 
 #[inline(always)]

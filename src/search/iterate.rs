@@ -4,6 +4,7 @@
 //! counts), so that `searchmoves`, MultiPV and "the best move so far" are simple.
 
 use super::counter::Counter;
+use super::params::{ASPIRATION_DELTA, ASPIRATION_DEPTH};
 use super::root::{verified, RootMove};
 use super::score::*;
 use super::secondary::{self, Judged, Secondary};
@@ -17,11 +18,6 @@ use crate::chess::legality::is_legal;
 use crate::chess::{Move, MoveKind, Position};
 use crate::util::cores;
 use crate::util::sched::StallWatch;
-
-/// Where aspiration windows start (and grow from): a narrow window around the last score.
-const ASPIRATION_DELTA: i32 = 15;
-/// From this depth on (shallower scores are too unstable to centre a window on).
-const ASPIRATION_DEPTH: i32 = 4;
 
 /// Iterative deepening for one thread: the root moves and the iterations over them.
 pub struct Deepening<'s, 'a, 'r, T: Tally = NoTally> {
@@ -284,8 +280,9 @@ impl<T: Tally> Deepening<'_, '_, '_, T> {
     fn aspiration(&mut self, depth: i32, pv_idx: usize) -> bool {
         let mut failed_low = false;
         let centre = self.moves[pv_idx].prev_score;
-        let mut delta = ASPIRATION_DELTA + centre.abs() / 64;
-        let (mut alpha, mut beta) = if depth >= ASPIRATION_DEPTH && centre.abs() < MATE_BOUND {
+        let mut delta = ASPIRATION_DELTA.get() + centre.abs() / 64;
+        let (mut alpha, mut beta) = if depth >= ASPIRATION_DEPTH.get() && centre.abs() < MATE_BOUND
+        {
             ((centre - delta).max(-INF), (centre + delta).min(INF))
         } else {
             (-INF, INF)

@@ -13,6 +13,7 @@ mod counter;
 mod faults;
 pub mod history;
 mod iterate;
+pub mod params;
 pub mod picker;
 mod qsearch;
 mod root;

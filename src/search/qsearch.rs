@@ -5,6 +5,7 @@
 
 use super::alphabeta::sharpened;
 use super::counter::Counter;
+use super::params::DELTA_MARGIN;
 use super::picker::{MovePicker, Stage};
 use super::score::*;
 use super::see::see_ge;
@@ -14,9 +15,6 @@ use super::worker::{NodeBest, Worker};
 use crate::chess::legality::gives_check;
 use crate::chess::PIECE_VALUES;
 use crate::chess::{GenType, Move, MoveList, Position};
-
-/// Delta pruning: the margin over the captured piece's value.
-const DELTA_MARGIN: i32 = 200;
 
 impl<T: Tally> Worker<'_, T> {
     /// The quiescence value of `pos` within the window; `qdepth` counts down from 0 at the
@@ -111,8 +109,9 @@ impl<T: Tally> Worker<'_, T> {
                 // margin to spare would not reach alpha.
                 if self.switches.futility && m.promotion_piece().is_none() {
                     let gain = pos.captured(m).map_or(0, |t| PIECE_VALUES[t.index()]);
-                    if stand_pat + gain + DELTA_MARGIN <= best.alpha {
-                        best.score = best.score.max(stand_pat + gain + DELTA_MARGIN);
+                    let margin = DELTA_MARGIN.get();
+                    if stand_pat + gain + margin <= best.alpha {
+                        best.score = best.score.max(stand_pat + gain + margin);
                         self.tally.pruned(Counter::Delta, pos, m);
                         continue;
                     }

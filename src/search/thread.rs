@@ -4,6 +4,7 @@
 
 use super::correction::CorrectionHistory;
 use super::history::{Histories, PieceTo};
+use super::params::{LMR_BASE, LMR_DIVISOR};
 use super::score::{MAX_PLY, NONE};
 use crate::chess::Move;
 use crate::eval::Evaluator;
@@ -98,15 +99,27 @@ pub static LMR: LazyLock<LmrTable> = LazyLock::new(|| {
     let mut t = [[0; 64]; 64];
     for (d, row) in t.iter_mut().enumerate().skip(1) {
         for (m, r) in row.iter_mut().enumerate().skip(1) {
-            *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+            *r = lmr_formula(d, m);
         }
     }
     LmrTable(t)
 });
 
+/// The reduction of the `m`-th move at depth `d` (both at least 1).
+fn lmr_formula(d: usize, m: usize) -> i32 {
+    let base = LMR_BASE.get() as f64 / 100.0;
+    let divisor = LMR_DIVISOR.get() as f64 / 100.0;
+    (base + (d as f64).ln() * (m as f64).ln() / divisor) as i32
+}
+
 impl LmrTable {
     #[inline(always)]
     pub fn get(&self, depth: i32, moves: usize) -> i32 {
-        self.0[(depth as usize).min(63)][moves.min(63)]
+        let (d, m) = ((depth as usize).min(63), moves.min(63));
+        // A tuning build reads the parameters afresh (they change after the table is built).
+        if cfg!(feature = "tune") && d > 0 && m > 0 {
+            return lmr_formula(d, m);
+        }
+        self.0[d][m]
     }
 }

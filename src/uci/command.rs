@@ -68,6 +68,8 @@ pub enum Command {
         book: Option<String>,
         extra: String,
     },
+    /// `spsa`: the search's tunable numbers in OpenBench's SPSA input format.
+    Spsa,
     Help,
     /// Blank line: ignored.
     Empty,
@@ -90,6 +92,7 @@ pub fn parse(line: &str) -> Command {
         "d" => return Command::Display,
         "eval" => return Command::Eval,
         "help" => return Command::Help,
+        "spsa" => return Command::Spsa,
         "perft" => {
             return match words.next().map(str::parse::<u32>) {
                 Some(Ok(n)) => Command::Perft(n),

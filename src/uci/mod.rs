@@ -10,6 +10,7 @@ pub mod output;
 use crate::chess::{perft, Position};
 use crate::engine::options::{self, Effect};
 use crate::engine::Engine;
+use crate::search::params;
 use crate::util::sched::{RecentWorst, RunQueueWait};
 use command::{Command, GoParams, PositionBase, StatsRequest};
 use output::Output;
@@ -266,6 +267,14 @@ impl Uci {
                 for spec in options::listed() {
                     self.out.line(&format::option_line(spec));
                 }
+                // A tuning build offers the search's numbers too (for tuners that read them).
+                #[cfg(feature = "tune")]
+                for t in params::ALL {
+                    self.out.line(&format!(
+                        "option name {} type spin default {} min {} max {}",
+                        t.name, t.default, t.min, t.max
+                    ));
+                }
                 self.out.line("uciok");
             }
             Command::Debug(on) => self.debug = on,
@@ -294,6 +303,11 @@ impl Uci {
                 book,
                 extra,
             } => self.genfens(count, seed, book.as_deref(), &extra),
+            Command::Spsa => {
+                for t in params::ALL {
+                    self.out.line(&t.spsa_line());
+                }
+            }
             Command::Help => self.help(),
             Command::Empty => {}
             Command::Invalid { line, reason } => {
@@ -306,6 +320,20 @@ impl Uci {
     }
 
     fn set_option(&mut self, name: &str, value: Option<&str>) {
+        #[cfg(feature = "tune")]
+        if let Some(t) = params::find(name) {
+            match value.and_then(|v| v.trim().parse::<i32>().ok()) {
+                Some(v) if t.set(v) => {}
+                _ => self.error(&format!(
+                    "{} takes an integer from {} to {}; it stays {}",
+                    t.name,
+                    t.min,
+                    t.max,
+                    t.get()
+                )),
+            }
+            return;
+        }
         let log_before = self.engine.settings().debug_log_file.clone();
         match self.engine.set_option(name, value) {
             Ok(applied) => {
@@ -528,7 +556,7 @@ impl Uci {
             "  position startpos|fen <fen> [moves <m1> ...]".into(),
             "  go [searchmoves ...] [ponder] [wtime|btime|winc|binc|movestogo|depth|nodes|mate|movetime <n>] [infinite]".into(),
             "  stop, ponderhit, quit".into(),
-            "  d (board), eval, perft <n> | go perft <n>, bench [depth], help".into(),
+            "  d (board), eval, perft <n> | go perft <n>, bench [depth], spsa, help".into(),
             "  lecture <depth>, tree <depth> [minimax|alphabeta|ordered|engine] [svg <file>] [dot <file>] [moves <m> ...]".into(),
             "  stats on|off (count the searches from now on), stats (the last search's counts)".into(),
             "Options:".into(),
