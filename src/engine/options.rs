@@ -338,6 +338,21 @@ pub fn find(name: &str) -> Option<&'static OptionSpec> {
         .find(|s| s.name.eq_ignore_ascii_case(name.trim()))
 }
 
+/// Checks a (trimmed) `setoption` value for a spin option named `name`: a whole number from
+/// `min` to `max`.
+pub fn check_spin(name: &str, min: i64, max: i64, value: Option<&str>) -> Result<i64, String> {
+    let Some(v) = value else {
+        return Err(format!("option {name} needs a value ({min} to {max})"));
+    };
+    match v.parse::<i64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        Ok(n) => Err(format!(
+            "option {name} must be between {min} and {max}, not {n}"
+        )),
+        Err(_) => Err(format!("option {name} takes a whole number, not '{v}'")),
+    }
+}
+
 impl OptionSpec {
     /// The value with which the engine starts.
     pub fn default_value(&self) -> Value {
@@ -361,25 +376,7 @@ impl OptionSpec {
                     self.name
                 )),
             },
-            Kind::Spin { min, max } => {
-                let Some(v) = value else {
-                    return Err(format!(
-                        "option {} needs a value ({min} to {max})",
-                        self.name
-                    ));
-                };
-                match v.parse::<i64>() {
-                    Ok(n) if (*min..=*max).contains(&n) => Ok(Value::Int(n)),
-                    Ok(n) => Err(format!(
-                        "option {} must be between {min} and {max}, not {n}",
-                        self.name
-                    )),
-                    Err(_) => Err(format!(
-                        "option {} takes a whole number, not '{v}'",
-                        self.name
-                    )),
-                }
-            }
+            Kind::Spin { min, max } => check_spin(self.name, *min, *max, value).map(Value::Int),
             Kind::Combo { choices } => {
                 let v = value.unwrap_or("");
                 choices

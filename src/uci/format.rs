@@ -182,6 +182,11 @@ pub fn board(pos: &Position, chess960: bool) -> Vec<String> {
     lines
 }
 
+/// The `option name … type spin …` line for a spin option.
+pub fn spin_line(name: &str, default: i64, min: i64, max: i64) -> String {
+    format!("option name {name} type spin default {default} min {min} max {max}")
+}
+
 /// The `option name … type …` line that answers `uci` for one option.
 pub fn option_line(spec: &OptionSpec) -> String {
     let name = spec.name;
@@ -189,9 +194,7 @@ pub fn option_line(spec: &OptionSpec) -> String {
         (Kind::Check, Value::Bool(default)) => {
             format!("option name {name} type check default {default}")
         }
-        (Kind::Spin { min, max }, Value::Int(default)) => {
-            format!("option name {name} type spin default {default} min {min} max {max}")
-        }
+        (Kind::Spin { min, max }, Value::Int(default)) => spin_line(name, default, *min, *max),
         (Kind::Combo { choices }, Value::Text(default)) => {
             let vars: String = choices.iter().map(|c| format!(" var {c}")).collect();
             format!("option name {name} type combo default {default}{vars}")

@@ -270,10 +270,8 @@ impl Uci {
                 // A tuning build offers the search's numbers too (for tuners that read them).
                 #[cfg(feature = "tune")]
                 for t in params::ALL {
-                    self.out.line(&format!(
-                        "option name {} type spin default {} min {} max {}",
-                        t.name, t.default, t.min, t.max
-                    ));
+                    let (default, min, max) = (t.default.into(), t.min.into(), t.max.into());
+                    self.out.line(&format::spin_line(t.name, default, min, max));
                 }
                 self.out.line("uciok");
             }
@@ -322,15 +320,13 @@ impl Uci {
     fn set_option(&mut self, name: &str, value: Option<&str>) {
         #[cfg(feature = "tune")]
         if let Some(t) = params::find(name) {
-            match value.and_then(|v| v.trim().parse::<i32>().ok()) {
-                Some(v) if t.set(v) => {}
-                _ => self.error(&format!(
-                    "{} takes an integer from {} to {}; it stays {}",
-                    t.name,
-                    t.min,
-                    t.max,
-                    t.get()
-                )),
+            let value = value.map(str::trim);
+            match options::check_spin(t.name, t.min.into(), t.max.into(), value) {
+                // In range: the tunable takes it.
+                Ok(n) => {
+                    t.set(n as i32);
+                }
+                Err(e) => self.error(&format!("{e}; it stays {}", t.get())),
             }
             return;
         }
