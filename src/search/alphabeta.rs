@@ -148,7 +148,9 @@ impl<T: Tally> Worker<'_, T> {
         }
 
         // Step 5. Static evaluation, corrected by what searches found under the same pawns
-        // and pieces, then sharpened by the table's bound when it says more.
+        // and pieces and after the same two moves, then sharpened by the table's bound when
+        // it says more.
+        let moves = self.correction_moves(ply);
         let (raw_eval, static_eval, eval) = if in_check {
             (NONE, NONE, NONE)
         } else {
@@ -156,7 +158,7 @@ impl<T: Tally> Worker<'_, T> {
                 Some(h) if h.eval != NONE => h.eval,
                 _ => self.evaluate(pos, ply),
             };
-            let corrected = clamp_eval(raw + self.td.correction.correction(pos));
+            let corrected = clamp_eval(raw + self.td.correction.correction(pos, moves));
             (raw, corrected, sharpened(corrected, tt))
         };
         self.td.stack[ply].eval = static_eval;
@@ -514,7 +516,9 @@ impl<T: Tally> Worker<'_, T> {
                     Bound::Exact => true,
                 }
             {
-                self.td.correction.update(pos, depth, best.score, raw_eval);
+                self.td
+                    .correction
+                    .update(pos, moves, depth, best.score, raw_eval);
             }
         }
         best.score

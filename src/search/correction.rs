@@ -1,6 +1,7 @@
 //! Correction history: how far searches found the static evaluation off, remembered by the
-//! parts of the position that usually explain the error — its pawn structure, and each side's
-//! pieces other than pawns — and added back to the next evaluation with the same parts.
+//! parts of the position that usually explain the error — its pawn structure, each side's
+//! pieces other than pawns, and the two moves that led here — and added back to the next
+//! evaluation with the same parts.
 //!
 //! A network misjudges a pawn structure (or a piece configuration) the same way wherever it
 //! occurs, so an error seen once under a key is likely again under it. Each table holds, per
@@ -8,6 +9,7 @@
 //! deeper searches weigh more. The keys are hashes of the bitboards (a few multiplications, no
 //! state to keep in make), the tables are per thread and small.
 
+use super::history::PieceTo;
 use crate::chess::{Color, PieceType, Position};
 
 /// Entries per table (a power of two).
@@ -68,16 +70,25 @@ fn non_pawn_slot(pos: &Position, c: Color) -> usize {
     slot(h)
 }
 
+/// The slot of the last two moves (their piece-to pairs): a move that the evaluation misjudges
+/// (a threat it cannot see, a capture it undervalues) is misjudged again after the same reply.
+#[inline(always)]
+pub fn continuation_slot(last: PieceTo, before: PieceTo) -> usize {
+    slot((last as u64).wrapping_mul(K[3]) ^ (before as u64).wrapping_mul(K[4]).rotate_left(32))
+}
+
 /// One thread's correction tables, indexed by the side to move.
 pub struct CorrectionHistory {
     pawn: [[i16; SIZE]; 2],
     /// `[side to move][whose pieces]`.
     non_pawn: [[[i16; SIZE]; 2]; 2],
+    /// By `continuation_slot` (not after a null move, nor at the root's first two plies).
+    continuation: [[i16; SIZE]; 2],
 }
 
 impl CorrectionHistory {
     pub fn new() -> Box<CorrectionHistory> {
-        // Zeroed directly on the heap (196 KB: too large to build on the stack first).
+        // Zeroed directly on the heap (256 KB: too large to build on the stack first).
         let mut b = Box::<CorrectionHistory>::new_uninit();
         // SAFETY: all-zero bytes are a valid value of arrays of i16.
         unsafe {
@@ -89,22 +100,33 @@ impl CorrectionHistory {
     pub fn clear(&mut self) {
         self.pawn = [[0; SIZE]; 2];
         self.non_pawn = [[[0; SIZE]; 2]; 2];
+        self.continuation = [[0; SIZE]; 2];
     }
 
-    /// The correction for `pos`, in centipawns.
+    /// The correction for `pos`, reached by the moves of `continuation` (a
+    /// `continuation_slot`, if there were two), in centipawns.
     #[inline(always)]
-    pub fn correction(&self, pos: &Position) -> i32 {
+    pub fn correction(&self, pos: &Position, continuation: Option<usize>) -> i32 {
         let stm = pos.side_to_move() as usize;
         let pawn = self.pawn[stm][pawn_slot(pos)] as i32;
         let white = self.non_pawn[stm][0][non_pawn_slot(pos, Color::White)] as i32;
         let black = self.non_pawn[stm][1][non_pawn_slot(pos, Color::Black)] as i32;
-        // Each table learns the whole error: their weighted mean, the pawn table counting as
-        // much as the two non-pawn tables together.
-        (2 * pawn + white + black) / (4 * GRAIN)
+        let moves = continuation.map_or(0, |s| self.continuation[stm][s] as i32);
+        // Each table learns the whole error. The position's tables give their weighted mean,
+        // the pawn table counting as much as the two non-pawn tables together; the moves'
+        // table adds half its own on top, as moves explain what the position's parts cannot.
+        (2 * pawn + white + black + 2 * moves) / (4 * GRAIN)
     }
 
     /// Learns that a search of `depth` found `score` where the raw evaluation said `raw`.
-    pub fn update(&mut self, pos: &Position, depth: i32, score: i32, raw: i32) {
+    pub fn update(
+        &mut self,
+        pos: &Position,
+        continuation: Option<usize>,
+        depth: i32,
+        score: i32,
+        raw: i32,
+    ) {
         let target = ((score - raw) * GRAIN).clamp(-LIMIT, LIMIT);
         let weight = (WEIGHT_PER_DEPTH * (depth + 1)).min(WEIGHT_MAX);
         let blend = |e: &mut i16| {
@@ -115,6 +137,9 @@ impl CorrectionHistory {
         blend(&mut self.pawn[stm][pawn_slot(pos)]);
         blend(&mut self.non_pawn[stm][0][non_pawn_slot(pos, Color::White)]);
         blend(&mut self.non_pawn[stm][1][non_pawn_slot(pos, Color::Black)]);
+        if let Some(s) = continuation {
+            blend(&mut self.continuation[stm][s]);
+        }
     }
 }
 
@@ -127,26 +152,42 @@ mod tests {
         crate::chess::attacks::init();
         let pos = Position::from_fen(crate::chess::START_FEN).unwrap();
         let mut c = CorrectionHistory::new();
-        assert_eq!(c.correction(&pos), 0);
+        assert_eq!(c.correction(&pos, None), 0);
         for _ in 0..100 {
-            c.update(&pos, 10, 40, 0);
+            c.update(&pos, None, 10, 40, 0);
         }
         // Converges to the error (within the fixed point's truncation).
         assert!(
-            (38..=40).contains(&c.correction(&pos)),
+            (38..=40).contains(&c.correction(&pos, None)),
             "{}",
-            c.correction(&pos)
+            c.correction(&pos, None)
         );
         for _ in 0..100 {
-            c.update(&pos, 10, -5000, 0);
+            c.update(&pos, None, 10, -5000, 0);
         }
-        assert!((-64..=-63).contains(&c.correction(&pos)));
+        assert!((-64..=-63).contains(&c.correction(&pos, None)));
         // The other side to move has its own entries.
         let black =
             Position::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1").unwrap();
-        assert_eq!(c.correction(&black), 0);
+        assert_eq!(c.correction(&black, None), 0);
         c.clear();
-        assert_eq!(c.correction(&pos), 0);
+        assert_eq!(c.correction(&pos, None), 0);
+    }
+
+    #[test]
+    fn the_moves_table_adds_half_its_error_on_top() {
+        crate::chess::attacks::init();
+        let pos = Position::from_fen(crate::chess::START_FEN).unwrap();
+        let mut c = CorrectionHistory::new();
+        let moves = Some(continuation_slot(100, 200));
+        for _ in 0..100 {
+            c.update(&pos, moves, 10, 40, 0);
+        }
+        // The position's tables say 40 cp; the moves' table adds half of its 40.
+        assert!((38..=40).contains(&c.correction(&pos, None)));
+        assert!((57..=60).contains(&c.correction(&pos, moves)));
+        // Other moves to the same position get only the position's correction.
+        assert!((38..=40).contains(&c.correction(&pos, Some(continuation_slot(200, 100)))));
     }
 
     #[test]

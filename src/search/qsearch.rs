@@ -78,7 +78,8 @@ impl<T: Tally> Worker<'_, T> {
                 Some(h) if h.eval != NONE => h.eval,
                 _ => self.evaluate(pos, ply),
             };
-            let corrected = clamp_eval(raw_eval + self.td.correction.correction(pos));
+            let moves = self.correction_moves(ply);
+            let corrected = clamp_eval(raw_eval + self.td.correction.correction(pos, moves));
             best.score = sharpened(corrected, tt);
             if best.score >= beta {
                 self.tally.ended(Counter::StandPat);

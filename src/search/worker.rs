@@ -4,6 +4,7 @@
 //! frames, the prefetch, the evaluator's incremental state — is updated in one place.
 
 use super::control::SearchControl;
+use super::correction::continuation_slot;
 use super::faults::{fault_stall, Fault};
 use super::history::piece_to;
 use super::score::*;
@@ -394,6 +395,17 @@ impl<'a, T: Tally> Worker<'a, T> {
         self.td.keys[self.root_idx] = root.key();
         self.td.stack[0].plies_from_null = usize::MAX / 2;
         self.td.eval.begin(root);
+    }
+
+    /// The correction-history slot of the two moves that led to `ply`, when both were moves.
+    #[inline(always)]
+    pub fn correction_moves(&self, ply: usize) -> Option<usize> {
+        if ply < 2 {
+            return None;
+        }
+        let last = self.td.stack[ply - 1].piece_to?;
+        let before = self.td.stack[ply - 2].piece_to?;
+        Some(continuation_slot(last, before))
     }
 
     /// Plays `m` from `pos` at `ply`: the child position, with its frame, its table entry on
