@@ -88,7 +88,7 @@ pub struct CorrectionHistory {
 
 impl CorrectionHistory {
     pub fn new() -> Box<CorrectionHistory> {
-        // Zeroed directly on the heap (256 KB: too large to build on the stack first).
+        // Zeroed directly on the heap (256 KiB: too large to build on the stack first).
         let mut b = Box::<CorrectionHistory>::new_uninit();
         // SAFETY: all-zero bytes are a valid value of arrays of i16.
         unsafe {
