@@ -189,6 +189,13 @@ class ScriptsTest(unittest.TestCase):
         self.assertEqual(cmd[cmd.index("name=ethereal") + 2], "st=0.02")
         self.assertIn("nodes=20000", cmd[:cmd.index("name=ethereal")])
 
+    def test_soak_counts_both_brudnos_faults(self):
+        faults = [(3, "time forfeit", "self", "5ms overrun"), (4, "time forfeit", "toga2", "1ms"),
+                  (7, "illegal move", "brudno", "e2e5")]
+        lines = soak["own_faults"](12, "self, st=0.05", faults)
+        self.assertEqual(lines, ["batch 12 (self, st=0.05), game 3: time forfeit by self (5ms overrun)",
+                                 "batch 12 (self, st=0.05), game 7: illegal move by brudno (e2e5)"])
+
     def test_calibration_levels_games_and_rating(self):
         levels, split, perf = cal["sf_levels"], cal["split_games"], cal["performance"]
         self.assertEqual([levels(2000, 150), levels(1300, 150), levels(1000, 150), levels(2800, 150)],
