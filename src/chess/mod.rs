@@ -3,6 +3,7 @@
 
 pub mod attacks;
 pub mod bitboard;
+pub mod cuckoo;
 pub mod delta;
 pub mod fen;
 pub mod game;

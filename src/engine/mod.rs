@@ -72,6 +72,7 @@ impl Default for Engine {
 impl Engine {
     pub fn new() -> Engine {
         crate::chess::attacks::init();
+        crate::chess::cuckoo::init();
         crate::endgame::kpk::init();
         let settings = Settings::default();
         let control = Arc::new(SearchControl::new());

@@ -107,6 +107,18 @@ impl<T: Tally> Worker<'_, T> {
         }
         let in_check = pos.in_check();
 
+        // Step 2b. Upcoming repetition: when one reversible move repeats a position of the
+        // line, the side to move can draw, so a value below a draw cannot be the node's. (Not
+        // in a singular search, where that move may be the one left out.)
+        let excluded = self.td.stack[ply].excluded;
+        let draw_floor = alpha < DRAW && excluded.is_null() && self.upcoming_repetition(pos, ply);
+        if draw_floor {
+            alpha = DRAW;
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+
         // Step 3. Mate distance pruning: a mate found nearer the root is better than any
         // result here can be.
         alpha = alpha.max(mated_in(ply));
@@ -117,7 +129,6 @@ impl<T: Tally> Worker<'_, T> {
 
         // Step 4. Transposition table: a deep enough earlier result decides non-PV nodes.
         // (Not near the 50-move horizon, where the same key may mean a different result.)
-        let excluded = self.td.stack[ply].excluded;
         let key = pos.key();
         let tt = if excluded.is_null() {
             self.tally.add(Counter::TtProbe);
@@ -148,9 +159,8 @@ impl<T: Tally> Worker<'_, T> {
         }
 
         // Step 5. Static evaluation, corrected by what searches found under the same pawns
-        // and pieces and after the same two moves, then sharpened by the table's bound when
-        // it says more.
-        let moves = self.correction_moves(ply);
+        // and pieces and after the same two moves and drawn in as the 50-move counter runs
+        // (`adjusted_eval`), then sharpened by the table's bound when it says more.
         let (raw_eval, static_eval, eval) = if in_check {
             (NONE, NONE, NONE)
         } else {
@@ -158,8 +168,8 @@ impl<T: Tally> Worker<'_, T> {
                 Some(h) if h.eval != NONE => h.eval,
                 _ => self.evaluate(pos, ply),
             };
-            let corrected = clamp_eval(raw + self.td.correction.correction(pos, moves));
-            (raw, corrected, sharpened(corrected, tt))
+            let adjusted = self.adjusted_eval(pos, raw, ply);
+            (raw, adjusted, sharpened(adjusted, tt))
         };
         self.td.stack[ply].eval = static_eval;
         // Better than at our previous move (or the one before, if that was in check):
@@ -175,8 +185,8 @@ impl<T: Tally> Worker<'_, T> {
         if !PV && !in_check && excluded.is_null() {
             // Step 6. Reverse futility pruning (FutilityPruning): so far above beta that
             // losing a margin per ply of remaining depth would still leave us above it.
-            // On the raw evaluation: the table's sharper score often comes from a capture
-            // in quiescence, blind to the quiet threat that refutes it (WAC solved by 60k
+            // On the static evaluation, not the table's sharper score: that often comes from a
+            // capture in quiescence, blind to the quiet threat that refutes it (WAC solved by 60k
             // nodes: 267 this way, 259 with the table's score). FutilityPruning as a whole
             // (this, Step 10's futility and delta pruning): +127 ± 45 Elo.
             if self.switches.futility
@@ -479,6 +489,11 @@ impl<T: Tally> Worker<'_, T> {
             return if in_check { mated_in(ply) } else { DRAW };
         }
 
+        // The repetition's draw, should its move have been pruned or cut short.
+        if draw_floor {
+            best.score = best.score.max(DRAW);
+        }
+
         // Step 15. Learn from a cut-off: the move that cut, and the ones that did not.
         let best_move = best.mv;
         if best.score >= beta {
@@ -516,9 +531,11 @@ impl<T: Tally> Worker<'_, T> {
                     Bound::Exact => true,
                 }
             {
+                let moves = self.correction_moves(ply);
+                let scaled = self.fifty_move_scaled(pos, raw_eval);
                 self.td
                     .correction
-                    .update(pos, moves, depth, best.score, raw_eval);
+                    .update(pos, moves, depth, best.score, scaled);
             }
         }
         best.score

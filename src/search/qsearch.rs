@@ -78,9 +78,7 @@ impl<T: Tally> Worker<'_, T> {
                 Some(h) if h.eval != NONE => h.eval,
                 _ => self.evaluate(pos, ply),
             };
-            let moves = self.correction_moves(ply);
-            let corrected = clamp_eval(raw_eval + self.td.correction.correction(pos, moves));
-            best.score = sharpened(corrected, tt);
+            best.score = sharpened(self.adjusted_eval(pos, raw_eval, ply), tt);
             if best.score >= beta {
                 self.tally.ended(Counter::StandPat);
                 return best.score;

@@ -14,7 +14,7 @@ use super::time::TimeBudget;
 use super::tt::TranspositionTable;
 use super::types::{SearchOptions, TablebaseProbing};
 use crate::chess::legality::insufficient_material;
-use crate::chess::{Move, Position};
+use crate::chess::{attacks, cuckoo, Bitboard, Move, Position};
 use crate::util::sched::StallWatch;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -388,6 +388,26 @@ impl<'a, T: Tally> Worker<'a, T> {
         clamp_eval(self.td.eval.evaluate(pos, ply))
     }
 
+    /// The raw evaluation (`evaluate`, what the table keeps) drawn towards a draw as the
+    /// 50-move counter runs: a position 80 reversible plies deep is worth less than its
+    /// material says, for the side ahead has 20 plies left to make progress. The correction
+    /// history learns against this figure.
+    #[inline(always)]
+    pub fn fifty_move_scaled(&self, pos: &Position, raw: i32) -> i32 {
+        raw * (200 - pos.halfmove_clock() as i32) / 200
+    }
+
+    /// The evaluation the search prunes and stands pat on: `fifty_move_scaled`, corrected by
+    /// the correction history.
+    #[inline(always)]
+    pub fn adjusted_eval(&self, pos: &Position, raw: i32, ply: usize) -> i32 {
+        let correction = self
+            .td
+            .correction
+            .correction(pos, self.correction_moves(ply));
+        clamp_eval(self.fifty_move_scaled(pos, raw) + correction)
+    }
+
     // ----- the line: the one place moves are made -----
 
     /// Sets the line up at the root: its key, no null move before it, the evaluator's state.
@@ -455,6 +475,34 @@ impl<'a, T: Tally> Worker<'a, T> {
                 }
                 seen_before_root += 1;
                 if seen_before_root == 2 {
+                    return true;
+                }
+            }
+            back += 2;
+        }
+        false
+    }
+
+    /// Whether the side to move can repeat a position of the line since the root with one
+    /// reversible move (a piece moving back along a free path): then it can at least draw,
+    /// whatever the moves it would rather play are worth. Positions before the root would
+    /// repeat only once more, which is not yet a draw.
+    pub fn upcoming_repetition(&self, pos: &Position, ply: usize) -> bool {
+        let cur = self.root_idx + ply;
+        let reach = (pos.halfmove_clock() as usize)
+            .min(self.td.stack[ply].plies_from_null)
+            .min(ply);
+        let key = pos.key();
+        let occupied = pos.occupied();
+        let table = cuckoo::table();
+        let mut back = 3;
+        while back <= reach {
+            if let Some((a, b)) = table.reversible_move(key ^ self.td.keys[cur - back]) {
+                let on_ends = (Bitboard::from_square(a) | Bitboard::from_square(b)) & occupied;
+                if on_ends.count() == 1
+                    && (attacks::between(a, b) & occupied).is_empty()
+                    && (on_ends & pos.pieces(pos.side_to_move())).any()
+                {
                     return true;
                 }
             }
@@ -607,6 +655,44 @@ mod tests {
             w.td.stack[4].plies_from_null = 2;
             assert!(!w.is_repetition(&p, 4));
         });
+    }
+
+    #[test]
+    fn upcoming_repetition_is_one_move_away() {
+        let (_, keys) = knights_out_and_back();
+        let mut p3 = Position::startpos();
+        for m in ["g1f3", "g8f6", "f3g1"] {
+            p3.play(p3.parse_uci_move(m).unwrap());
+        }
+        // Black's Ng8 would bring back the start position, which the line went through.
+        with_keys(&[], &keys[..3], |w| assert!(w.upcoming_repetition(&p3, 3)));
+        // Before the root it would be a second time only.
+        with_keys(&keys[..3], &[], |w| assert!(!w.upcoming_repetition(&p3, 0)));
+        // After Nf3 Nf6 Ng1 Ng8 Nf3 black's Nf6 brings back the position after Nf3 Nf6.
+        let mut p5 = Position::startpos();
+        for m in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3"] {
+            p5.play(p5.parse_uci_move(m).unwrap());
+        }
+        with_keys(&[], &keys[..5], |w| {
+            assert!(w.upcoming_repetition(&p5, 5));
+            w.td.stack[5].plies_from_null = 2;
+            assert!(!w.upcoming_repetition(&p5, 5), "not across a null move");
+        });
+        // After 1.Nf3 (black to move) only white's Ng1 would bring back the start position.
+        let nf3 = Position::from_fen("rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 3 2")
+            .unwrap();
+        with_keys(&[], &[keys[0], 1, 2], |w| {
+            assert!(!w.upcoming_repetition(&nf3, 3))
+        });
+        // A rook that went a1-a4 can go back only along a free file.
+        let key_of = |fen: &str| Position::from_fen(fen).unwrap().key();
+        for (pawn, free) in [("P7", false), ("8", true)] {
+            let earlier = key_of(&format!("4k3/8/8/8/8/8/{pawn}/R3K3 b - - 10 20"));
+            let now = Position::from_fen(&format!("4k3/8/8/8/R7/8/{pawn}/4K3 w - - 13 22"));
+            with_keys(&[], &[earlier, 1, 2], |w| {
+                assert_eq!(w.upcoming_repetition(&now.unwrap(), 3), free)
+            });
+        }
     }
 
     #[test]
