@@ -9,8 +9,8 @@
 //! what makes Chess960 need no special cases.
 
 use super::types::{PieceType, Square};
+use crate::util::stack_list::StackList;
 use std::fmt;
-use std::mem::MaybeUninit;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Move(u16);
@@ -119,87 +119,8 @@ impl fmt::Debug for Move {
 /// More than the 218 moves any legal chess position has.
 pub const MAX_MOVES: usize = 256;
 
-/// A list of moves on the stack.
-#[derive(Clone)]
-pub struct MoveList {
-    /// Only the first `len` entries are initialised: leaving the rest alone spares zeroing
-    /// 512 bytes for every list made (one per node in perft and search).
-    moves: [MaybeUninit<Move>; MAX_MOVES],
-    len: usize,
-}
-
-impl Default for MoveList {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl MoveList {
-    #[inline(always)]
-    pub const fn new() -> MoveList {
-        MoveList {
-            // SAFETY: an array of `MaybeUninit` needs no initialisation. (Written this way
-            // rather than `[MaybeUninit::uninit(); MAX_MOVES]`, which compiles to a memset.)
-            moves: unsafe { MaybeUninit::<[MaybeUninit<Move>; MAX_MOVES]>::uninit().assume_init() },
-            len: 0,
-        }
-    }
-
-    #[inline(always)]
-    pub fn push(&mut self, m: Move) {
-        debug_assert!(self.len < MAX_MOVES);
-        // The bound is an invariant (no position has more than 218 legal moves); the
-        // indexing stays checked so a broken generator panics instead of corrupting memory.
-        self.moves[self.len] = MaybeUninit::new(m);
-        self.len += 1;
-    }
-
-    #[inline(always)]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    #[inline(always)]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    #[inline(always)]
-    pub fn as_slice(&self) -> &[Move] {
-        // SAFETY: entries `0..len` were written by `push` (which keeps `len <= MAX_MOVES`), and
-        // `MaybeUninit<Move>` has the layout of `Move`.
-        unsafe { std::slice::from_raw_parts(self.moves.as_ptr().cast::<Move>(), self.len) }
-    }
-
-    #[inline(always)]
-    pub fn as_mut_slice(&mut self) -> &mut [Move] {
-        // SAFETY: as in `as_slice`.
-        unsafe { std::slice::from_raw_parts_mut(self.moves.as_mut_ptr().cast::<Move>(), self.len) }
-    }
-
-    pub fn contains(&self, m: Move) -> bool {
-        self.as_slice().contains(&m)
-    }
-
-    pub fn clear(&mut self) {
-        self.len = 0;
-    }
-}
-
-impl std::ops::Deref for MoveList {
-    type Target = [Move];
-    fn deref(&self) -> &[Move] {
-        self.as_slice()
-    }
-}
-
-impl<'a> IntoIterator for &'a MoveList {
-    type Item = &'a Move;
-    type IntoIter = std::slice::Iter<'a, Move>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.as_slice().iter()
-    }
-}
+/// A list of moves on the stack (one per node in perft and search).
+pub type MoveList = StackList<Move, MAX_MOVES>;
 
 #[cfg(test)]
 mod tests {

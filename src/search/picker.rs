@@ -15,8 +15,10 @@
 use super::history::{Histories, PieceTo};
 use super::see::see_ge;
 use crate::chess::legality::{is_legal, is_noisy};
+use crate::chess::moves::MAX_MOVES;
 use crate::chess::PIECE_VALUES;
 use crate::chess::{GenType, Move, MoveList, PieceType, Position};
+use crate::util::stack_list::StackList;
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 pub enum Stage {
@@ -41,7 +43,8 @@ pub struct MovePicker {
     /// Noisy moves first (the bad ones compacted to the front as they are found), then the
     /// quiet moves appended after them.
     list: MoveList,
-    scores: [i32; crate::chess::moves::MAX_MOVES],
+    /// `scores[i]` is the ordering score of `list[i]`, pushed as the moves are generated.
+    scores: StackList<i32, MAX_MOVES>,
     cur: usize,
     end_noisy: usize,
     end_bad: usize,
@@ -76,7 +79,7 @@ impl MovePicker {
             counter,
             cont,
             list: MoveList::new(),
-            scores: [0; crate::chess::moves::MAX_MOVES],
+            scores: StackList::new(),
             cur: 0,
             end_noisy: 0,
             end_bad: 0,
@@ -120,7 +123,7 @@ impl MovePicker {
                     pos.generate(GenType::Noisy, &mut self.list);
                     self.end_noisy = self.list.len();
                     for i in 0..self.end_noisy {
-                        self.scores[i] = noisy_score(pos, self.list[i], hist);
+                        self.scores.push(noisy_score(pos, self.list[i], hist));
                     }
                     self.stage = Stage::GoodNoisy;
                 }
@@ -182,8 +185,10 @@ impl MovePicker {
                     }
                     pos.generate(GenType::Quiet, &mut self.list);
                     let (start, end) = (self.end_noisy, self.list.len());
+                    debug_assert_eq!(self.scores.len(), start);
                     for i in start..end {
-                        self.scores[i] = hist.quiet_score(pos, self.list[i], &self.cont);
+                        self.scores
+                            .push(hist.quiet_score(pos, self.list[i], &self.cont));
                     }
                     sort_descending(
                         &mut self.list.as_mut_slice()[start..end],

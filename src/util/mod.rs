@@ -4,6 +4,7 @@ pub mod files;
 pub mod memory;
 pub mod rng;
 pub mod sched;
+pub mod stack_list;
 
 pub use rng::Rng;
 
