@@ -62,6 +62,15 @@ def parse(spec):
     raise ValueError(f"unknown engine {spec!r}: give a path, NAME=PATH or one of {', '.join(PRESETS)}, sfNNNN")
 
 
+SELF = "self"
+
+
+def opponent(spec, own_path):
+    """An opponent for a soak: `self` is a second copy of the Brudno under test (default options;
+    its faults are Brudno's too), anything else as `parse` reads it."""
+    return brudno(SELF, own_path) if spec == SELF else parse(spec)
+
+
 def check(players):
     lost = [f"{e.name} ({e.cmd})" for e in players if not e.installed()]
     if lost:
