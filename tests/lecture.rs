@@ -187,9 +187,18 @@ fn a_traced_tree_past_its_cap_says_so() {
         depth: Some(4),
         ..Default::default()
     };
-    let (_, log, _) = Searcher::new(16).trace(&pos, &limits, &SearchOptions::default(), 50);
+    // The same search with room to spare gives the tree's true size.
+    let (_, whole, _) = Searcher::new(16).trace(&pos, &limits, &SearchOptions::default(), 100_000);
+    assert!(!whole.overflowed());
+    let cap = whole.len() / 2;
+    assert!(
+        cap >= 10,
+        "a depth-4 tree of {} nodes is too small to cut",
+        whole.len()
+    );
+    let (_, log, _) = Searcher::new(16).trace(&pos, &limits, &SearchOptions::default(), cap);
     assert!(log.overflowed());
-    assert_eq!(log.len(), 50);
+    assert_eq!(log.len(), cap);
 }
 
 /// The number of SVG elements with class `node`, read by an XML parser (python's
