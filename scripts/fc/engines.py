@@ -62,7 +62,14 @@ def parse(spec):
     raise ValueError(f"unknown engine {spec!r}: give a path, NAME=PATH or one of {', '.join(PRESETS)}, sfNNNN")
 
 
-SELF = "self"
+ME = "brudno"      # the Brudno under test, in a soak
+SELF = "self"      # a second copy of it, as an opponent
+
+
+def is_brudno(name):
+    """Whether a soak's engine `name` is Brudno: the one under test or its "self" copy (a fault
+    by either is Brudno's)."""
+    return name in (ME, SELF)
 
 
 def opponent(spec, own_path):

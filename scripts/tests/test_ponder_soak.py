@@ -33,8 +33,9 @@ class PonderSoakTest(unittest.TestCase):
 
     def run_soak(self, me, opponent, *args, out="out"):
         out = os.path.join(self.dir.name, out)
+        opponent = opponent if opponent == engines.SELF else f"opp={fake(opponent, self.dir.name)}"
         r = subprocess.run([os.path.join(SCRIPTS, "ponder-soak"), fake(me, self.dir.name),
-                            "--opponents", f"opp={fake(opponent, self.dir.name)}", "--openings", "none",
+                            "--opponents", opponent, "--openings", "none",
                             "--out", out, *args], capture_output=True, text=True, timeout=120,
                            env=dict(os.environ, BRUDNO_DATA=self.dir.name))
         with open(os.path.join(out, "games.jsonl")) as f:
@@ -66,6 +67,13 @@ class PonderSoakTest(unittest.TestCase):
         r, games = self.run_soak("ponder", "slow", "--games", "2", "--tc", "0.3+0")
         self.assertEqual([g["game"] for g in games], [0, 1])
         self.assertIn("0 fault(s) by Brudno, 2 by the opponents", r.stdout)
+
+    def test_a_fault_of_the_self_copy_is_brudnos(self):
+        # Game 1 gives the copy white: it moves first and overruns its clock before Brudno moves.
+        r, games = self.run_soak("slow", engines.SELF, "--games", "2", "--tc", "0.3+0")
+        self.assertEqual([g["fault"][1] for g in games], ["brudno", "self"])
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("2 fault(s) by Brudno, 0 by the opponents", r.stdout)
 
     def test_time_controls(self):
         self.assertEqual(soak["parse_tc"]("10/0.5+0.01"), (10, 0.5, 0.01))
