@@ -185,15 +185,18 @@ impl MovePicker {
                     }
                     pos.generate(GenType::Quiet, &mut self.list);
                     let (start, end) = (self.end_noisy, self.list.len());
-                    debug_assert_eq!(self.scores.len(), start);
-                    for i in start..end {
-                        self.scores
-                            .push(hist.quiet_score(pos, self.list[i], &self.cont));
+                    // Each quiet move and its score packed into one distinct sort key.
+                    let mut keys = StackList::<u64, MAX_MOVES>::new();
+                    for (i, &m) in self.list.as_slice()[start..end].iter().enumerate() {
+                        keys.push(quiet_key(hist.quiet_score(pos, m, &self.cont), i, m));
                     }
-                    sort_descending(
-                        &mut self.list.as_mut_slice()[start..end],
-                        &mut self.scores[start..end],
-                    );
+                    sort_keys_descending(keys.as_mut_slice());
+                    for (slot, &k) in self.list.as_mut_slice()[start..]
+                        .iter_mut()
+                        .zip(keys.as_slice())
+                    {
+                        *slot = Move::from_raw(k as u16);
+                    }
                     self.cur = start;
                     self.stage = Stage::Quiet;
                 }
@@ -265,25 +268,39 @@ fn noisy_score(pos: &Position, m: Move, hist: &Histories) -> i32 {
     (victim + promo) * 32 - attacker + hist.capture_score(pos, m) / 16
 }
 
-/// Insertion sort, stable, best first (lists are short and often nearly sorted).
-fn sort_descending(moves: &mut [Move], scores: &mut [i32]) {
-    for i in 1..moves.len() {
-        let (m, s) = (moves[i], scores[i]);
-        let mut j = i;
-        while j > 0 && scores[j - 1] < s {
-            moves[j] = moves[j - 1];
-            scores[j] = scores[j - 1];
-            j -= 1;
-        }
-        moves[j] = m;
-        scores[j] = s;
-    }
+/// A quiet move's sort key: its score above everything, then its place in the generated list
+/// (earlier first among equal scores), then the move itself, which the key carries.
+#[inline(always)]
+fn quiet_key(score: i32, index: usize, m: Move) -> u64 {
+    let biased = (score as i64 - i32::MIN as i64) as u64;
+    biased << 32 | ((u16::MAX as usize - index) as u64) << 16 | m.raw() as u64
+}
+
+/// Best first. The keys are distinct, so any sort gives the order a stable sort of the scores
+/// would; the library's unstable sort beat an insertion sort (bench nps 1.02×).
+fn sort_keys_descending(keys: &mut [u64]) {
+    keys.sort_unstable_by(|a, b| b.cmp(a));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::search::see::see;
+
+    #[test]
+    fn quiet_keys_sort_by_score_then_by_generation_order() {
+        let pos = Position::startpos();
+        let moves: Vec<Move> = pos.legal_moves().iter().copied().collect();
+        let scores = [5, -3, 5, i32::MIN, i32::MAX, 0, -3, 5, 0, -16_384];
+        let mut keys: Vec<u64> = (0..scores.len())
+            .map(|i| quiet_key(scores[i], i, moves[i]))
+            .collect();
+        sort_keys_descending(&mut keys);
+        let mut want: Vec<usize> = (0..scores.len()).collect();
+        want.sort_by_key(|&i| std::cmp::Reverse(scores[i]));
+        let got: Vec<Move> = keys.iter().map(|&k| Move::from_raw(k as u16)).collect();
+        assert_eq!(got, want.iter().map(|&i| moves[i]).collect::<Vec<_>>());
+    }
 
     #[test]
     fn cheap_good_captures_never_lose_material() {
