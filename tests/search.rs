@@ -4,7 +4,7 @@
 
 use brudno::chess::{Move, MoveList, Position};
 use brudno::eval::EvalChoice;
-use brudno::search::history::Histories;
+use brudno::search::history::{Histories, QuietContext};
 use brudno::search::picker::MovePicker;
 use brudno::search::score::{from_tt, mate_in, mated_in, to_tt};
 use brudno::search::tt::TranspositionTable;
@@ -511,7 +511,7 @@ fn picker_perft(
     let tt = candidate(rng, &legal);
     let killers = [candidate(rng, &legal), candidate(rng, &legal)];
     let counter = candidate(rng, &legal);
-    let mut picker = MovePicker::new(p, tt, killers, counter, [None, None]);
+    let mut picker = MovePicker::new(p, tt, killers, counter, QuietContext::new(p, [None, None]));
     let mut yielded = Vec::new();
     while let Some(m) = picker.next(p, hist) {
         yielded.push(m);
@@ -552,7 +552,13 @@ fn picker_perft(
     // Let the histories learn something, so quiet ordering is exercised.
     if let Some(&m) = yielded.last() {
         if !p.is_capture(m) && m.promotion_piece().is_none() {
-            hist.update_quiets(p, m, &yielded[..yielded.len().min(3)], &[None, None], 4);
+            hist.update_quiets(
+                p,
+                m,
+                &yielded[..yielded.len().min(3)],
+                &QuietContext::new(p, [None, None]),
+                4,
+            );
         }
     }
     if depth <= 1 {
@@ -601,7 +607,13 @@ fn skipping_quiets_keeps_every_noisy_move() {
         let p = pos(line.split(';').next().unwrap().trim());
         let legal = p.legal_moves();
         let tt = candidate(&mut rng, &legal);
-        let mut picker = MovePicker::new(&p, tt, [Move::NULL; 2], Move::NULL, [None; 2]);
+        let mut picker = MovePicker::new(
+            &p,
+            tt,
+            [Move::NULL; 2],
+            Move::NULL,
+            QuietContext::new(&p, [None; 2]),
+        );
         let skip_after = rng.below(6) as usize;
         let mut yielded = Vec::new();
         while let Some(m) = picker.next(&p, &hist) {

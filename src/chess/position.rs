@@ -210,6 +210,44 @@ impl Position {
             || (t.rook(sq, occupied) & ortho).any()
     }
 
+    /// A hash of the pawn structure (both colours), well mixed in its high bits: a table
+    /// keyed by it takes its top bits. Computed from the bitboards (two multiplications), so
+    /// make has nothing to keep.
+    #[inline(always)]
+    pub fn pawn_hash(&self) -> u64 {
+        let w = self.colored(Color::White, PieceType::Pawn).0;
+        let b = self.colored(Color::Black, PieceType::Pawn).0;
+        let h = w.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+            ^ b.wrapping_mul(0x1656_67B1_9E37_79F9).rotate_left(32);
+        // Fold the high half down first: products of sparse bitboards keep their entropy high.
+        (h ^ (h >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
+    /// Every square colour `by` attacks (through no piece: x-rays are not counted).
+    pub fn attacked_by(&self, by: Color) -> Bitboard {
+        let t = attacks::tables();
+        let them = self.by_color[by.index()];
+        let occupied = self.occupied();
+        let pawns = self.by_kind[PieceType::Pawn.index()] & them;
+        let ahead = if by == Color::White {
+            pawns.north()
+        } else {
+            pawns.south()
+        };
+        let mut attacked = ahead.east() | ahead.west() | attacks::king(self.king_square(by));
+        for sq in self.by_kind[PieceType::Knight.index()] & them {
+            attacked |= attacks::knight(sq);
+        }
+        let queens = self.by_kind[PieceType::Queen.index()];
+        for sq in (self.by_kind[PieceType::Bishop.index()] | queens) & them {
+            attacked |= t.bishop(sq, occupied);
+        }
+        for sq in (self.by_kind[PieceType::Rook.index()] | queens) & them {
+            attacked |= t.rook(sq, occupied);
+        }
+        attacked
+    }
+
     /// Pieces of colour `c` that are pinned to their own king (by pieces of the other colour).
     #[inline(always)]
     pub fn pinned(&self, c: Color) -> Bitboard {
@@ -480,5 +518,34 @@ impl Position {
 impl std::fmt::Debug for Position {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Position({})", self.to_fen())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attacked_by_agrees_with_the_square_by_square_test() {
+        let text = std::fs::read_to_string("tests/data/perft.epd").unwrap();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let root = Position::from_fen(line.split(';').next().unwrap().trim()).unwrap();
+            let mut all = vec![root];
+            all.extend(root.legal_moves().iter().map(|&m| root.after(m)));
+            for pos in all {
+                for by in [Color::White, Color::Black] {
+                    let map = pos.attacked_by(by);
+                    for i in 0..64 {
+                        let sq = Square::new(i);
+                        assert_eq!(
+                            map.contains(sq),
+                            pos.is_attacked_by(by, sq, pos.occupied()),
+                            "{sq:?} by {by:?} in {}",
+                            pos.to_fen()
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -4,7 +4,7 @@
 use super::tree::{Cut, Recorder};
 use super::LectureError;
 use crate::chess::{GenType, Move, MoveList, Position};
-use crate::search::history::{piece_to, Histories, PieceTo};
+use crate::search::history::{piece_to, Histories, PieceTo, QuietContext};
 use crate::search::picker::MovePicker;
 use crate::search::score::{mated_in, INF};
 use crate::search::{Limits, Score, SearchControl, SearchOptions, Searcher};
@@ -257,7 +257,8 @@ impl Teacher<'_> {
             .unwrap_or(Move::NULL);
         let killers = self.killers[ply.min(63)];
         let counter = self.histories.counter(cont[0]);
-        let mut picker = MovePicker::new(pos, best, killers, counter, cont);
+        let ctx = QuietContext::new(pos, cont);
+        let mut picker = MovePicker::new(pos, best, killers, counter, ctx);
         let mut out = Vec::with_capacity(legal.len());
         while let Some(m) = picker.next(pos, &self.histories) {
             if legal.contains(&m) {
@@ -287,7 +288,7 @@ impl Teacher<'_> {
             .filter(|&q| !pos.is_capture(q) && q.promotion_piece().is_none())
             .collect();
         self.histories
-            .update_quiets(pos, m, &quiets, &cont, depth as i32);
+            .update_quiets(pos, m, &quiets, &QuietContext::new(pos, cont), depth as i32);
         self.histories.set_counter(cont[0], m);
         let k = &mut self.killers[ply.min(63)];
         if k[0] != m {

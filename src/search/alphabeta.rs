@@ -5,6 +5,7 @@
 //! prologue, the limits and the make-move path in `worker.rs`.
 
 use super::counter::Counter;
+use super::history::QuietContext;
 use super::params::*;
 use super::picker::{MovePicker, Stage};
 use super::score::*;
@@ -254,7 +255,8 @@ impl<T: Tally> Worker<'_, T> {
             },
         ];
         let counter = self.td.history.counter(prev);
-        let mut picker = MovePicker::new(pos, tt_move, killers, counter, cont);
+        let ctx = QuietContext::deferred(pos, cont);
+        let mut picker = MovePicker::new(pos, tt_move, killers, counter, ctx);
 
         let mut best = NodeBest::new(alpha);
         let mut moves_searched = 0usize;
@@ -411,7 +413,8 @@ impl<T: Tally> Worker<'_, T> {
                     r = LMR.get(depth, moves_searched);
                     r += cut_node as i32;
                     r += !improving as i32;
-                    r -= self.td.history.quiet_score(pos, m, &cont) / LMR_HISTORY_DIVISOR.get();
+                    let ctx = picker.quiet_context(pos);
+                    r -= self.td.history.quiet_score(pos, m, ctx) / LMR_HISTORY_DIVISOR.get();
                     r = r.clamp(0, new_depth - 1);
                     if r > 0 {
                         self.tally.add(Counter::LmrReduction);
@@ -495,7 +498,8 @@ impl<T: Tally> Worker<'_, T> {
                     k[1] = k[0];
                     k[0] = best_move;
                 }
-                hist.update_quiets(pos, best_move, &quiets[..n_quiets], &cont, depth);
+                let ctx = picker.quiet_context(pos);
+                hist.update_quiets(pos, best_move, &quiets[..n_quiets], ctx, depth);
                 hist.set_counter(prev, best_move);
             } else {
                 hist.update_capture(pos, best_move, depth, true);

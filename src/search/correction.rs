@@ -42,9 +42,7 @@ fn slot(h: u64) -> usize {
 /// The slot of the pawn structure (both colours).
 #[inline(always)]
 fn pawn_slot(pos: &Position) -> usize {
-    let w = pos.colored(Color::White, PieceType::Pawn).0;
-    let b = pos.colored(Color::Black, PieceType::Pawn).0;
-    slot(w.wrapping_mul(K[1]) ^ b.wrapping_mul(K[2]).rotate_left(32))
+    (pos.pawn_hash() >> (64 - SIZE.trailing_zeros())) as usize
 }
 
 /// The slot of `c`'s knights, bishops, rooks, queens and king.

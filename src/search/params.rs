@@ -128,8 +128,9 @@ tunables! {
     LMR_BASE = 75 in 0..=150;
     /// See `LMR_BASE`.
     LMR_DIVISOR = 225 in 150..=350;
-    /// History that takes a ply off (or adds one to) a reduction.
-    LMR_HISTORY_DIVISOR = 8192 in 4096..=16384;
+    /// History that takes a ply off (or adds one to) a reduction: a quiet move's score sums
+    /// four tables (butterfly, pawn, two continuations), so 4/3 of the 8192 it was for three.
+    LMR_HISTORY_DIVISOR = 10923 in 4096..=16384;
     /// Quiescence: delta pruning's margin over the captured piece's value.
     DELTA_MARGIN = 200 in 50..=400;
     /// History reward at depth d: `HISTORY_PER_DEPTH·d − HISTORY_OFFSET`, at most `HISTORY_MAX`.

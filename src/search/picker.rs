@@ -12,7 +12,7 @@
 //! Every move the picker yields is legal: generated moves come from the legal generator, and
 //! the TT move, killers and counter-move are checked first. No move is yielded twice.
 
-use super::history::{Histories, PieceTo};
+use super::history::{Histories, QuietContext};
 use super::see::see_ge;
 use crate::chess::legality::{is_legal, is_noisy};
 use crate::chess::moves::MAX_MOVES;
@@ -39,7 +39,7 @@ pub struct MovePicker {
     tt_move: Move,
     killers: [Move; 2],
     counter: Move,
-    cont: [Option<PieceTo>; 2],
+    ctx: QuietContext,
     /// Noisy moves first (the bad ones compacted to the front as they are found), then the
     /// quiet moves appended after them.
     list: MoveList,
@@ -61,7 +61,7 @@ impl MovePicker {
         tt_move: Move,
         killers: [Move; 2],
         counter: Move,
-        cont: [Option<PieceTo>; 2],
+        ctx: QuietContext,
     ) -> MovePicker {
         let tt_move = if is_legal(pos, tt_move) {
             tt_move
@@ -77,7 +77,7 @@ impl MovePicker {
             tt_move,
             killers,
             counter,
-            cont,
+            ctx,
             list: MoveList::new(),
             scores: StackList::new(),
             cur: 0,
@@ -97,13 +97,21 @@ impl MovePicker {
         } else {
             Move::NULL
         };
-        let mut p = MovePicker::new(pos, tt_move, [Move::NULL; 2], Move::NULL, [None; 2]);
+        let ctx = QuietContext::deferred(pos, [None; 2]);
+        let mut p = MovePicker::new(pos, tt_move, [Move::NULL; 2], Move::NULL, ctx);
         p.noisy_only = !in_check;
         p
     }
 
     pub fn stage(&self) -> Stage {
         self.stage
+    }
+
+    /// The node's quiet-move context, worked out if it is not yet.
+    #[inline(always)]
+    pub fn quiet_context(&mut self, pos: &Position) -> &QuietContext {
+        self.ctx.prepare(pos);
+        &self.ctx
     }
 
     /// Late-move and futility pruning: no more quiet moves from here on.
@@ -184,11 +192,12 @@ impl MovePicker {
                         continue;
                     }
                     pos.generate(GenType::Quiet, &mut self.list);
+                    self.ctx.prepare(pos);
                     let (start, end) = (self.end_noisy, self.list.len());
                     // Each quiet move and its score packed into one distinct sort key.
                     let mut keys = StackList::<u64, MAX_MOVES>::new();
                     for (i, &m) in self.list.as_slice()[start..end].iter().enumerate() {
-                        keys.push(quiet_key(hist.quiet_score(pos, m, &self.cont), i, m));
+                        keys.push(quiet_key(hist.quiet_score(pos, m, &self.ctx), i, m));
                     }
                     sort_keys_descending(keys.as_mut_slice());
                     for (slot, &k) in self.list.as_mut_slice()[start..]
