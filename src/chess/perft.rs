@@ -35,3 +35,20 @@ pub fn divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
         .map(|&m| (m, perft(&pos.after(m), depth - 1)))
         .collect()
 }
+
+/// Every position of the perft suite (`tests/data/perft.epd`) and every position one legal
+/// move on from each: a few thousand positions rich in captures, promotions, castling and
+/// en passant, for unit tests that check a rule on every move.
+#[cfg(test)]
+pub fn suite_positions_and_children() -> Vec<Position> {
+    let mut all = Vec::new();
+    for line in include_str!("../../tests/data/perft.epd").lines() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let pos = Position::from_fen(line.split(';').next().unwrap().trim()).unwrap();
+        all.push(pos);
+        all.extend(pos.legal_moves().iter().map(|&m| pos.after(m)));
+    }
+    all
+}

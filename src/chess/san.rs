@@ -271,12 +271,8 @@ mod tests {
             moves.len()
         }
         let mut total = 0;
-        for line in include_str!("../../tests/data/perft.epd").lines() {
-            let pos = Position::from_fen(line.split(';').next().unwrap()).unwrap();
+        for pos in crate::chess::perft::suite_positions_and_children() {
             total += check(&pos);
-            for &m in pos.legal_moves().iter() {
-                total += check(&pos.after(m));
-            }
         }
         for line in include_str!("../../tests/data/frc-perft.epd").lines() {
             total += check(&Position::from_fen(line.split(';').next().unwrap()).unwrap());

@@ -285,6 +285,7 @@ fn sort_keys_descending(keys: &mut [u64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::perft::suite_positions_and_children;
     use crate::search::see::see;
 
     #[test]
@@ -304,17 +305,10 @@ mod tests {
 
     #[test]
     fn cheap_good_captures_never_lose_material() {
-        let text = std::fs::read_to_string("tests/data/perft.epd").unwrap();
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            let fen = line.split(';').next().unwrap().trim();
-            let pos = Position::from_fen(fen).unwrap();
-            let mut all = vec![pos];
-            all.extend(pos.legal_moves().iter().map(|&m| pos.after(m)));
-            for p in all {
-                for &m in p.legal_moves().iter() {
-                    if cheap_good(&p, m) {
-                        assert!(see(&p, m) >= 0, "{m:?} in {}", p.to_fen());
-                    }
+        for p in suite_positions_and_children() {
+            for &m in p.legal_moves().iter() {
+                if cheap_good(&p, m) {
+                    assert!(see(&p, m) >= 0, "{m:?} in {}", p.to_fen());
                 }
             }
         }

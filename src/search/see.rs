@@ -3,11 +3,79 @@
 //! X-rays (a rook behind a rook) join as the pieces in front leave. Pins are ignored.
 
 use crate::chess::PIECE_VALUES;
-use crate::chess::{attacks, Bitboard, Move, MoveKind, PieceType, Position};
+use crate::chess::{attacks, Bitboard, Color, Move, MoveKind, PieceType, Position, Square};
 
 #[inline(always)]
 fn value(t: PieceType) -> i32 {
     PIECE_VALUES[t.index()]
+}
+
+/// The first move's gain and the piece it leaves on the square (a promotion counts as the
+/// new piece, less the pawn).
+#[inline(always)]
+fn first_capture(pos: &Position, m: Move) -> (i32, PieceType) {
+    let mover = pos.piece_at(m.from()).map_or(PieceType::Pawn, |p| p.kind());
+    let gain = pos.captured(m).map_or(0, value);
+    match m.promotion_piece() {
+        Some(p) => (gain + value(p) - value(PieceType::Pawn), p),
+        None => (gain, mover),
+    }
+}
+
+/// The recaptures on the square of a first move, each side in turn taking with its least
+/// valuable attacker.
+struct Exchange<'a> {
+    pos: &'a Position,
+    to: Square,
+    occ: Bitboard,
+    attackers: Bitboard,
+    diag: Bitboard,
+    ortho: Bitboard,
+}
+
+impl<'a> Exchange<'a> {
+    /// After `m` (not castling): its piece gone from its square, and the pawn it took en
+    /// passant from its own.
+    #[inline(always)]
+    fn after(pos: &'a Position, m: Move) -> Exchange<'a> {
+        let to = m.to();
+        let mut occ = pos.occupied().without(m.from());
+        if m.kind() == MoveKind::EnPassant {
+            occ = occ.without(to.offset(-pos.side_to_move().forward()));
+        }
+        Exchange {
+            pos,
+            to,
+            occ,
+            attackers: pos.attackers_to(to, occ) & occ,
+            diag: pos.kind(PieceType::Bishop) | pos.kind(PieceType::Queen),
+            ortho: pos.kind(PieceType::Rook) | pos.kind(PieceType::Queen),
+        }
+    }
+
+    /// `side` takes on the square with its least valuable attacker, and the x-rays behind it
+    /// join; the kind it took with, or `None` if it cannot take.
+    #[inline(always)]
+    fn recapture(&mut self, side: Color) -> Option<PieceType> {
+        let mine = self.attackers & self.pos.pieces(side);
+        if mine.is_empty() {
+            return None;
+        }
+        let (kind, sq) = least_valuable(self.pos, mine);
+        // The king may only take last, when nothing defends the square any more.
+        if kind == PieceType::King && (self.attackers & self.pos.pieces(side.flip())).any() {
+            return None;
+        }
+        self.occ = self.occ.without(sq);
+        self.attackers = self.attackers.without(sq);
+        if matches!(kind, PieceType::Pawn | PieceType::Bishop | PieceType::Queen) {
+            self.attackers |= attacks::bishop(self.to, self.occ) & self.diag & self.occ;
+        }
+        if matches!(kind, PieceType::Rook | PieceType::Queen) {
+            self.attackers |= attacks::rook(self.to, self.occ) & self.ortho & self.occ;
+        }
+        Some(kind)
+    }
 }
 
 /// The exchange's value for the side making `m`, in centipawns.
@@ -15,49 +83,17 @@ pub fn see(pos: &Position, m: Move) -> i32 {
     if m.kind() == MoveKind::Castling {
         return 0;
     }
-    let (from, to) = (m.from(), m.to());
-    let us = pos.side_to_move();
-    let mut occ = pos.occupied().without(from);
     let mut gain = [0i32; 34];
-
-    let mover = pos.piece_at(from).map_or(PieceType::Pawn, |p| p.kind());
-    gain[0] = pos.captured(m).map_or(0, value);
-    if m.kind() == MoveKind::EnPassant {
-        occ = occ.without(to.offset(-us.forward()));
-    }
-    // What stands on the square for the opponent to take next.
-    let mut on_square = mover;
-    if let Some(p) = m.promotion_piece() {
-        gain[0] += value(p) - value(PieceType::Pawn);
-        on_square = p;
-    }
-
-    let diag = pos.kind(PieceType::Bishop) | pos.kind(PieceType::Queen);
-    let ortho = pos.kind(PieceType::Rook) | pos.kind(PieceType::Queen);
-    let mut attackers = pos.attackers_to(to, occ) & occ;
-    let mut side = us.flip();
+    // `on_square`: what stands on the square for the other side to take next.
+    let (first, mut on_square) = first_capture(pos, m);
+    gain[0] = first;
+    let mut exchange = Exchange::after(pos, m);
+    let mut side = pos.side_to_move().flip();
     let mut d = 0;
-    loop {
-        let mine = attackers & pos.pieces(side);
-        if mine.is_empty() {
-            break;
-        }
-        let (kind, sq) = least_valuable(pos, mine);
-        // The king may only take last, when nothing defends the square any more.
-        if kind == PieceType::King && (attackers & pos.pieces(side.flip())).any() {
-            break;
-        }
+    while let Some(kind) = exchange.recapture(side) {
         d += 1;
         gain[d] = value(on_square) - gain[d - 1];
         on_square = kind;
-        occ = occ.without(sq);
-        attackers = attackers.without(sq);
-        if matches!(kind, PieceType::Pawn | PieceType::Bishop | PieceType::Queen) {
-            attackers |= attacks::bishop(to, occ) & diag & occ;
-        }
-        if matches!(kind, PieceType::Rook | PieceType::Queen) {
-            attackers |= attacks::rook(to, occ) & ortho & occ;
-        }
         side = side.flip();
         if d + 1 >= gain.len() {
             break;
@@ -79,16 +115,10 @@ pub fn see_ge(pos: &Position, m: Move, threshold: i32) -> bool {
     if m.kind() == MoveKind::Castling {
         return 0 >= threshold;
     }
-    let (from, to) = (m.from(), m.to());
-    let us = pos.side_to_move();
-    let mut on_square = pos.piece_at(from).map_or(PieceType::Pawn, |p| p.kind());
     // `balance`: what we have gained so far, less the threshold; it is ours to keep when the
     // side to capture next stops.
-    let mut balance = pos.captured(m).map_or(0, value) - threshold;
-    if let Some(p) = m.promotion_piece() {
-        balance += value(p) - value(PieceType::Pawn);
-        on_square = p;
-    }
+    let (first, on_square) = first_capture(pos, m);
+    let mut balance = first - threshold;
     // They stop at once: short of the threshold already.
     if balance < 0 {
         return false;
@@ -99,37 +129,18 @@ pub fn see_ge(pos: &Position, m: Move, threshold: i32) -> bool {
         return true;
     }
 
-    let mut occ = pos.occupied().without(from);
-    if m.kind() == MoveKind::EnPassant {
-        occ = occ.without(to.offset(-us.forward()));
-    }
-    let diag = pos.kind(PieceType::Bishop) | pos.kind(PieceType::Queen);
-    let ortho = pos.kind(PieceType::Rook) | pos.kind(PieceType::Queen);
-    let mut attackers = pos.attackers_to(to, occ) & occ;
     // From here on, `balance` counts as if the side to capture next did capture: each side
     // captures while stopping would leave it on the wrong side of the threshold (it always
     // would: otherwise the loop had already ended), and wins outright when it stays on its
     // side even after losing the capturing piece.
+    let us = pos.side_to_move();
+    let mut exchange = Exchange::after(pos, m);
     let mut side = us.flip();
     loop {
-        let mine = attackers & pos.pieces(side);
-        if mine.is_empty() {
-            // The side to capture cannot, and stopping loses for it.
+        // The side to capture cannot, and stopping loses for it.
+        let Some(kind) = exchange.recapture(side) else {
             return side != us;
-        }
-        let (kind, sq) = least_valuable(pos, mine);
-        // The king may only take last, when nothing defends the square any more.
-        if kind == PieceType::King && (attackers & pos.pieces(side.flip())).any() {
-            return side != us;
-        }
-        occ = occ.without(sq);
-        attackers = attackers.without(sq);
-        if matches!(kind, PieceType::Pawn | PieceType::Bishop | PieceType::Queen) {
-            attackers |= attacks::bishop(to, occ) & diag & occ;
-        }
-        if matches!(kind, PieceType::Rook | PieceType::Queen) {
-            attackers |= attacks::rook(to, occ) & ortho & occ;
-        }
+        };
         // `side` took; if the other side retakes `kind` and stops, is `side` still fine?
         if side == us {
             balance -= value(kind);
@@ -147,7 +158,7 @@ pub fn see_ge(pos: &Position, m: Move, threshold: i32) -> bool {
 }
 
 #[inline(always)]
-fn least_valuable(pos: &Position, set: Bitboard) -> (PieceType, crate::chess::Square) {
+fn least_valuable(pos: &Position, set: Bitboard) -> (PieceType, Square) {
     for t in PieceType::ALL {
         let b = set & pos.kind(t);
         if b.any() {
@@ -160,6 +171,7 @@ fn least_valuable(pos: &Position, set: Bitboard) -> (PieceType, crate::chess::Sq
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::perft::suite_positions_and_children;
 
     fn see_of(fen: &str, uci: &str) -> i32 {
         let pos = Position::from_fen(fen).unwrap();
@@ -169,25 +181,18 @@ mod tests {
 
     #[test]
     fn see_ge_agrees_with_the_full_exchange_at_every_threshold() {
-        let text = std::fs::read_to_string("tests/data/perft.epd").unwrap();
         let mut checked = 0;
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            let fen = line.split(';').next().unwrap().trim();
-            let root = Position::from_fen(fen).unwrap();
-            let mut all = vec![root];
-            all.extend(root.legal_moves().iter().map(|&m| root.after(m)));
-            for pos in all {
-                for &m in pos.legal_moves().iter() {
-                    let v = see(&pos, m);
-                    for t in [
-                        -2000, -900, -500, -300, -100, -1, 0, 1, 100, 300, 500, 900, 2000,
-                    ]
-                    .into_iter()
-                    .chain([v - 1, v, v + 1])
-                    {
-                        assert_eq!(see_ge(&pos, m, t), v >= t, "{m:?} {t} in {}", pos.to_fen());
-                        checked += 1;
-                    }
+        for pos in suite_positions_and_children() {
+            for &m in pos.legal_moves().iter() {
+                let v = see(&pos, m);
+                for t in [
+                    -2000, -900, -500, -300, -100, -1, 0, 1, 100, 300, 500, 900, 2000,
+                ]
+                .into_iter()
+                .chain([v - 1, v, v + 1])
+                {
+                    assert_eq!(see_ge(&pos, m, t), v >= t, "{m:?} {t} in {}", pos.to_fen());
+                    checked += 1;
                 }
             }
         }
