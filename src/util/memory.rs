@@ -127,6 +127,32 @@ pub fn one_heap_for_all_threads() {
     }
 }
 
+/// Asks the kernel to back `[start, start + len)` with 2 MiB pages where it can (Linux with
+/// transparent huge pages in `madvise` or `always` mode; elsewhere nothing). Only the whole
+/// 2 MiB blocks inside the range are advised, so the range need not be aligned. Called before
+/// the memory is first written, so the pages are huge from their first fault. For the hash
+/// table, whose probes miss the cache and, with 4 KiB pages, the TLB at nearly every node
+/// (bench nps 1.047×, `bench 15` 1.026×).
+pub fn advise_huge_pages(start: *const u8, len: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let begin = (start as usize).next_multiple_of(HUGE);
+        let end = (start as usize).saturating_add(len) / HUGE * HUGE;
+        if end > begin {
+            // SAFETY: the advised range lies inside the caller's allocation (whole 2 MiB
+            // blocks within it); MADV_HUGEPAGE changes only how the kernel backs those pages,
+            // never their contents or the mapping's rights. A failure (a kernel without
+            // transparent huge pages) leaves 4 KiB pages, which are only slower.
+            unsafe {
+                libc::madvise(begin as *mut libc::c_void, end - begin, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (start, len);
+}
+
 /// Whether `bytes` more could be mapped now, by the allocator or for a thread's stack: this is
 /// how allocations that cannot fail (a thread's data, its stack) are made safe where the
 /// limit is not the machine's memory but the process's address space (`ulimit -v`, which
