@@ -269,6 +269,8 @@ impl<T: Tally> Worker<'_, T> {
             if m == excluded {
                 continue;
             }
+            // The child's table entry starts loading now, while the move is judged.
+            self.tt.prefetch(pos.key_hint_after(m));
             let quiet = !is_noisy(pos, m);
             let gives_check = gives_check(pos, m);
             let lmr_depth = (depth - LMR.get(depth, moves_searched + 1)).max(0);

@@ -92,6 +92,7 @@ impl<T: Tally> Worker<'_, T> {
         let mut picker = MovePicker::quiescence(pos, tt.map_or(Move::NULL, |h| h.mv));
         let mut moves_searched = 0;
         while let Some(m) = picker.next(pos, &self.td.history) {
+            self.tt.prefetch(pos.key_hint_after(m));
             if !in_check {
                 // SEE pruning (SeePruning): losing captures (they come last) cannot raise
                 // the score above standing pat.
