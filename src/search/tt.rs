@@ -162,8 +162,8 @@ impl TranspositionTable {
         &self.buckets[i]
     }
 
-    /// Starts loading a key's bucket into the cache (the probe follows a little later, after
-    /// the move is made; a table probe is otherwise a cache miss at nearly every node).
+    /// Starts loading a key's bucket into the cache, ahead of its probe (a table probe is
+    /// otherwise a cache miss at nearly every node).
     #[inline(always)]
     pub fn prefetch(&self, key: u64) {
         #[cfg(target_arch = "x86_64")]

@@ -413,6 +413,7 @@ impl<'a, T: Tally> Worker<'a, T> {
     #[inline(always)]
     pub fn make(&mut self, pos: &Position, m: Move, ply: usize) -> Position {
         let child = pos.after(m);
+        // Already on its way for most moves (`key_hint_after`); this covers the rest.
         self.tt.prefetch(child.key());
         let f = &mut self.td.stack[ply];
         f.mv = m;
