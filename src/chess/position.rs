@@ -395,10 +395,10 @@ impl Position {
             & self.by_color[by.index()]
     }
 
-    /// The key after `m` as most moves leave it — no castling right lost, no en-passant square
-    /// made — for starting to load the child's table entry before the move is made and
-    /// judged. When a move does change those, the hint differs from the true key and a
-    /// prefetch goes to a useless bucket: only speed is at stake.
+    /// The key after `m` as most moves leave it — neither castling nor en passant, no castling
+    /// right lost, no en-passant square made — for starting to load the child's table entry
+    /// before the move is made and judged. For the other moves the hint differs from the true
+    /// key and a prefetch goes to a useless bucket: only speed is at stake.
     #[inline(always)]
     pub fn key_hint_after(&self, m: Move) -> u64 {
         let (from, to) = (m.from(), m.to());

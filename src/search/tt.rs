@@ -119,14 +119,11 @@ impl TranspositionTable {
             }
         }
         let n = bytes / std::mem::size_of::<Bucket>();
-        let mut buckets: Vec<Bucket> = Vec::new();
+        let mut buckets = Vec::new();
         buckets
             .try_reserve_exact(n)
             .map_err(|e| format!("{mb} MiB cannot be allocated: {e}"))?;
-        crate::util::memory::advise_huge_pages(
-            buckets.as_ptr().cast(),
-            n * std::mem::size_of::<Bucket>(),
-        );
+        crate::util::memory::advise_huge_pages(buckets.spare_capacity_mut());
         buckets.extend((0..n).map(|_| Bucket::default()));
         Ok(TranspositionTable {
             buckets,

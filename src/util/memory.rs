@@ -127,30 +127,31 @@ pub fn one_heap_for_all_threads() {
     }
 }
 
-/// Asks the kernel to back `[start, start + len)` with 2 MiB pages where it can (Linux with
-/// transparent huge pages in `madvise` or `always` mode; elsewhere nothing). Only the whole
-/// 2 MiB blocks inside the range are advised, so the range need not be aligned. Called before
-/// the memory is first written, so the pages are huge from their first fault. For the hash
-/// table, whose probes miss the cache and, with 4 KiB pages, the TLB at nearly every node
-/// (bench nps 1.047×, `bench 15` 1.026×).
-pub fn advise_huge_pages(start: *const u8, len: usize) {
+/// Asks the kernel to back `memory` with 2 MiB pages where it can (Linux with transparent huge
+/// pages in `madvise` or `always` mode; elsewhere nothing). Only the whole 2 MiB blocks inside
+/// it are advised, so it need not be aligned. Called before the memory is first written (on a
+/// vector's reserved capacity, `spare_capacity_mut`), so the pages are huge from their first
+/// fault. For the hash table, whose probes miss the cache and, with 4 KiB pages, the TLB at
+/// nearly every node (bench nps 1.047×, `bench 15` 1.026×).
+pub fn advise_huge_pages<T>(memory: &[T]) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
-        let begin = (start as usize).next_multiple_of(HUGE);
-        let end = (start as usize).saturating_add(len) / HUGE * HUGE;
+        let start = memory.as_ptr() as usize;
+        let begin = start.next_multiple_of(HUGE);
+        let end = (start + std::mem::size_of_val(memory)) / HUGE * HUGE;
         if end > begin {
-            // SAFETY: the advised range lies inside the caller's allocation (whole 2 MiB
-            // blocks within it); MADV_HUGEPAGE changes only how the kernel backs those pages,
-            // never their contents or the mapping's rights. A failure (a kernel without
-            // transparent huge pages) leaves 4 KiB pages, which are only slower.
+            // SAFETY: the advised blocks lie inside `memory`, which the caller borrows;
+            // MADV_HUGEPAGE changes only how the kernel backs those pages, never their
+            // contents or the mapping's rights. A failure (a kernel without transparent huge
+            // pages) leaves 4 KiB pages, which are only slower.
             unsafe {
                 libc::madvise(begin as *mut libc::c_void, end - begin, libc::MADV_HUGEPAGE);
             }
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = (start, len);
+    let _ = memory;
 }
 
 /// Whether `bytes` more could be mapped now, by the allocator or for a thread's stack: this is
